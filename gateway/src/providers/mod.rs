@@ -1,0 +1,116 @@
+//! Model providers behind one interface: the gateway's WebSocket relay does not know which kind
+//! serves a stream.
+
+use std::pin::Pin;
+use std::time::Duration;
+
+use flint_protocol::{ChatMessage, ErrorCode, FinishReason, GenParams, ModelInfo};
+use futures::Stream;
+
+#[cfg(feature = "local")]
+pub mod local;
+pub mod openai;
+
+/// A generation as a provider sees it.
+#[derive(Debug, Clone)]
+pub struct GenRequest {
+    /// The model's name at the provider (without the `provider/` prefix).
+    pub model: String,
+    /// The conversation, oldest first.
+    pub messages: Vec<ChatMessage>,
+    /// Sampling and length parameters, already clamped by the gateway.
+    pub params: GenParams,
+}
+
+/// What a provider's stream yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderEvent {
+    /// The upstream accepted the request; `model` is the model that actually serves it.
+    Started {
+        /// Model name as reported by the upstream.
+        model: String,
+    },
+    /// Generated text (one upstream chunk, usually one token).
+    Delta(String),
+    /// Token counts reported by the upstream.
+    Usage {
+        /// Prompt tokens.
+        prompt_tokens: Option<u32>,
+        /// Completion tokens.
+        completion_tokens: u32,
+    },
+    /// The answer is complete. Nothing follows.
+    Finished(FinishReason),
+}
+
+/// Why a provider's stream failed. The message is for the person using Flint: no keys, no internals.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProviderError {
+    /// The upstream rejected the key (401/403).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The upstream does not know the model (404).
+    #[error("{0}")]
+    UnknownModel(String),
+    /// The upstream is rate limiting (429).
+    #[error("{message}")]
+    RateLimited {
+        /// What to tell the person.
+        message: String,
+        /// The upstream's `retry-after`, if any.
+        retry_after: Option<Duration>,
+    },
+    /// The prompt does not fit the model (400 context length, or the local context).
+    #[error("{0}")]
+    PromptTooLarge(String),
+    /// The upstream failed (5xx, other 4xx) or could not be reached.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The stream stopped before the answer was complete.
+    #[error("{0}")]
+    Interrupted(String),
+    /// The upstream sent bytes that are not a valid event stream.
+    #[error("{0}")]
+    Protocol(String),
+    /// The model is configured but cannot run (missing or corrupt file).
+    #[error("{0}")]
+    ModelUnavailable(String),
+}
+
+impl ProviderError {
+    /// The protocol code for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Unauthorized(_) => ErrorCode::Unauthorized,
+            Self::UnknownModel(_) => ErrorCode::UnknownModel,
+            Self::RateLimited { .. } => ErrorCode::RateLimited,
+            Self::PromptTooLarge(_) => ErrorCode::PromptTooLarge,
+            Self::Unavailable(_) => ErrorCode::UpstreamUnavailable,
+            Self::Interrupted(_) => ErrorCode::UpstreamInterrupted,
+            Self::Protocol(_) => ErrorCode::UpstreamProtocol,
+            Self::ModelUnavailable(_) => ErrorCode::ModelUnavailable,
+        }
+    }
+
+    /// How long to wait before retrying, when the upstream said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// A stream of provider events; dropping it cancels the generation (closes the upstream request or
+/// stops the local decode).
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
+
+/// One configured provider.
+pub trait Provider: Send + Sync {
+    /// The provider's configured name (the `provider` of `provider/model`).
+    fn name(&self) -> &str;
+    /// The models it offers, for `/api/models`.
+    fn models(&self) -> Vec<ModelInfo>;
+    /// Starts a generation. Errors before the first token arrive as the stream's first item.
+    fn stream(&self, request: GenRequest) -> EventStream;
+}

@@ -1,0 +1,293 @@
+//! The contract between Flint's app, worker and gateway.
+//!
+//! Every WebSocket frame is one JSON object tagged by `type`: [`ClientMessage`] from the browser to the
+//! gateway and [`ServerMessage`] back. Many generations share one socket; each is named by a
+//! client-chosen [`StreamId`]. The gateway greets with [`ServerMessage::Hello`] carrying
+//! [`PROTOCOL_VERSION`]; a client built for another version must reload. Messages between the page
+//! and its web worker live in [`worker`].
+
+use serde::{Deserialize, Serialize};
+
+pub mod worker;
+
+/// Bumped whenever a frame changes shape in a way an older peer would misread.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A generation's id, chosen by the client and unique within its connection.
+pub type StreamId = u32;
+
+/// Frames sent by the browser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// Start a new generation.
+    Start(StartRequest),
+    /// Stop a generation; the gateway aborts the upstream request and answers with `Done` (cancelled).
+    Cancel {
+        /// The stream to stop.
+        stream: StreamId,
+    },
+    /// Liveness check, answered with `Pong`.
+    Ping {
+        /// Echoed back unchanged.
+        nonce: u64,
+    },
+}
+
+/// What to generate and with which model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StartRequest {
+    /// Client-chosen id for this generation.
+    pub stream: StreamId,
+    /// A model id as listed by `/api/models` (`provider/model`).
+    pub model: String,
+    /// The conversation to continue, oldest first.
+    pub messages: Vec<ChatMessage>,
+    /// Sampling and length parameters.
+    #[serde(default)]
+    pub params: GenParams,
+}
+
+/// One message of a chat conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Who said it.
+    pub role: Role,
+    /// What was said.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A message with the given role.
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self { role, content: content.into() }
+    }
+}
+
+/// The author of a [`ChatMessage`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// Instructions for the model.
+    System,
+    /// The person using Flint.
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// Sampling and length parameters; `None` leaves the choice to the gateway and the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GenParams {
+    /// Upper bound on generated tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    /// Nucleus sampling threshold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
+    /// Seed for reproducible sampling where the provider supports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+/// Frames sent by the gateway.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// First frame on every connection.
+    Hello {
+        /// The gateway's [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The gateway's build version, for display.
+        gateway: String,
+    },
+    /// The upstream accepted the request.
+    Started {
+        /// The stream that started.
+        stream: StreamId,
+        /// The provider serving it.
+        provider: String,
+        /// The model actually serving it, as the upstream names it.
+        model: String,
+    },
+    /// Generated text, coalesced: at most about one frame per stream per display frame.
+    Delta {
+        /// The stream this text belongs to.
+        stream: StreamId,
+        /// 0, 1, 2… per stream, so a client can tell a gap from a repeat.
+        seq: u32,
+        /// Text to append.
+        text: String,
+    },
+    /// The stream ended normally (finished, hit its length limit, or was cancelled).
+    Done {
+        /// The stream that ended.
+        stream: StreamId,
+        /// Why it ended.
+        finish: FinishReason,
+        /// Token counts.
+        usage: Usage,
+        /// Timing as seen by the gateway.
+        metrics: StreamMetrics,
+    },
+    /// Something went wrong. With a `stream`, that stream is over (text already sent stays valid);
+    /// without one, the frame the client sent could not be used and the connection carries on.
+    Error {
+        /// The stream that failed, if the error belongs to one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stream: Option<StreamId>,
+        /// Machine-readable kind.
+        code: ErrorCode,
+        /// A sentence a person can act on.
+        message: String,
+        /// When retrying makes sense, how long to wait first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
+    },
+    /// Answer to `Ping`.
+    Pong {
+        /// The ping's nonce.
+        nonce: u64,
+    },
+}
+
+/// Why a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The model finished its answer.
+    Stop,
+    /// The answer hit `max_tokens`.
+    Length,
+    /// The client cancelled it.
+    Cancelled,
+}
+
+/// Token counts for one stream.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens, when the upstream reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u32>,
+    /// Generated tokens: the upstream's count when reported, else the number of streamed chunks.
+    pub completion_tokens: u32,
+}
+
+/// Timing for one stream, measured at the gateway.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StreamMetrics {
+    /// From receiving `Start` to the first generated text.
+    pub ttft_ms: f64,
+    /// From receiving `Start` to the end.
+    pub total_ms: f64,
+    /// Completion tokens per second after the first token.
+    pub tokens_per_s: f64,
+}
+
+/// Kinds of [`ServerMessage::Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame was not valid JSON or not a known message.
+    BadFrame,
+    /// The client speaks another protocol version.
+    UnsupportedVersion,
+    /// No configured provider serves that model id.
+    UnknownModel,
+    /// A stream with that id is already running on this connection.
+    DuplicateStream,
+    /// Too many streams are running on this connection.
+    TooManyStreams,
+    /// The request is larger than the gateway or the model accepts.
+    PromptTooLarge,
+    /// The provider rejected the gateway's key.
+    Unauthorized,
+    /// The provider is rate limiting; see `retry_after_ms`.
+    RateLimited,
+    /// The provider failed or could not be reached.
+    UpstreamUnavailable,
+    /// The provider stopped sending in the middle of an answer.
+    UpstreamInterrupted,
+    /// The provider sent something that is not a valid stream.
+    UpstreamProtocol,
+    /// The model is configured but cannot run (for example its file is missing).
+    ModelUnavailable,
+    /// A bug in the gateway; details are in its log.
+    Internal,
+}
+
+/// One entry of `GET /api/models`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// Id to put in [`StartRequest::model`]: `provider/model`.
+    pub id: String,
+    /// The provider's configured name.
+    pub provider: String,
+    /// The model's name at the provider.
+    pub model: String,
+    /// Human-readable label.
+    pub label: String,
+    /// Context window in tokens.
+    pub context_window: u32,
+    /// Whether the model can be used right now; when not, `problem` says why.
+    pub available: bool,
+    /// What is wrong with the model, for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// Body of `GET /api/models`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelList {
+    /// Configured models, the default first.
+    pub models: Vec<ModelInfo>,
+    /// The id to preselect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Set-up advice when no model is usable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_frames_are_tagged_by_type() {
+        let json = r#"{"type":"start","stream":7,"model":"local/smollm2",
+            "messages":[{"role":"user","content":"hi"}]}"#;
+        let msg: ClientMessage = serde_json::from_str(json).expect("valid start frame");
+        let ClientMessage::Start(start) = msg else { panic!("expected start, got {msg:?}") };
+        assert_eq!(start.stream, 7);
+        assert_eq!(start.params, GenParams::default());
+        assert_eq!(start.messages[0].role, Role::User);
+    }
+
+    #[test]
+    fn unknown_type_is_rejected() {
+        assert!(serde_json::from_str::<ClientMessage>(r#"{"type":"explode"}"#).is_err());
+    }
+
+    #[test]
+    fn server_frames_round_trip() {
+        let frames = [
+            ServerMessage::Delta { stream: 1, seq: 3, text: "<b>".into() },
+            ServerMessage::Error {
+                stream: None,
+                code: ErrorCode::BadFrame,
+                message: "not JSON".into(),
+                retry_after_ms: None,
+            },
+        ];
+        for frame in frames {
+            let json = serde_json::to_string(&frame).expect("serialises");
+            assert_eq!(serde_json::from_str::<ServerMessage>(&json).expect("parses"), frame);
+        }
+        let json = serde_json::to_string(&ServerMessage::Pong { nonce: 9 }).unwrap();
+        assert_eq!(json, r#"{"type":"pong","nonce":9}"#);
+    }
+}
