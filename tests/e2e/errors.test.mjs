@@ -1,0 +1,76 @@
+// Upstream failures, cancel and a dropped gateway: a clear message, and nothing the person had is lost.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
+} from './harness.mjs';
+
+let upstream, gateway, browser;
+before(async () => {
+  upstream = await startUpstream();
+  gateway = await startGateway({ upstreamUrl: upstream.url });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  upstream?.stop();
+});
+
+test('an upstream 500 shows an error and keeps the prompt', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  await runPrompt(page, 'scripted/fail-500', 'my carefully written prompt');
+  await waitForStatus(page, 'error');
+  const message = await page.getByTestId('error-message').textContent();
+  assert.ok(message.trim().length > 10, `error message is not helpful: "${message}"`);
+  assert.equal(await page.getByTestId('prompt-input').inputValue(), 'my carefully written prompt');
+});
+
+test('a rate limit says when to retry', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  await runPrompt(page, 'scripted/fail-429', 'again');
+  await waitForStatus(page, 'error');
+  assert.match(await page.getByTestId('error-message').textContent(), /7\s*s|rate/i);
+});
+
+test('a stream that drops mid-way keeps the text generated so far', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  await runPrompt(page, 'scripted/drop-midway', 'half a page');
+  await waitForStatus(page, 'error');
+  assert.ok((await editorText(page)).length > 0, 'the partial answer was thrown away');
+  assert.match(await page.getByTestId('error-message').textContent(), /\S/);
+});
+
+test('Esc cancels the stream and the upstream request ends', async () => {
+  await upstream.reset();
+  const { page } = await openFlint(browser, gateway.url);
+  await runPrompt(page, 'scripted/counter@60', 'slowly please');
+  await page.getByTestId('stream-status').filter({ hasText: 'streaming' }).waitFor();
+  await page.getByTestId('prompt-input').press('Escape');
+  await waitForStatus(page, 'cancelled', 5_000);
+  const kept = await editorText(page);
+  let closed = false;
+  for (let i = 0; i < 50 && !closed; i++) {
+    const log = await upstream.requests();
+    closed = log.some((r) => r.model === 'counter@60' && r.closed_early);
+    if (!closed) await page.waitForTimeout(100);
+  }
+  assert.ok(closed, 'the upstream never saw the request end');
+  await page.waitForTimeout(300);
+  assert.equal(await editorText(page), kept, 'text kept arriving after cancel');
+});
+
+test('the socket reconnects after the gateway restarts, and the page keeps its work', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  await page.getByTestId('prompt-input').fill('unsent draft');
+  const port = gateway.port;
+  await gateway.stop();
+  await page.getByTestId('connection-status').filter({ hasText: /reconnecting|offline|connecting/ })
+    .waitFor({ timeout: 10_000 });
+  gateway = await startGateway({ upstreamUrl: upstream.url, port });
+  await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
+  assert.equal(await page.getByTestId('prompt-input').inputValue(), 'unsent draft');
+  await runPrompt(page, 'scripted/counter@300', 'after the restart');
+  await waitForStatus(page, 'done');
+  assert.equal(await streamStatus(page), 'done');
+});

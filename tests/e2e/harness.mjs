@@ -1,0 +1,152 @@
+// Starts the scripted upstream, a gateway configured against it (and the embedded model), and a
+// headless Chromium, so each end-to-end test acts on Flint as a person would.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const bin = (env, name) => process.env[env] ?? join(ROOT, 'target/release', name);
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** A free TCP port on loopback. */
+export function freePort() {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => ok(port));
+    });
+  });
+}
+
+function collect(proc, name) {
+  const lines = [];
+  for (const stream of [proc.stdout, proc.stderr]) {
+    createInterface({ input: stream }).on('line', (l) => {
+      lines.push(l);
+      if (process.env.FLINT_E2E_VERBOSE) console.error(`[${name}] ${l}`);
+    });
+  }
+  return lines;
+}
+
+/** The scripted OpenAI-compatible upstream (a test double, never a product default). */
+export async function startUpstream() {
+  const proc = spawn(bin('FLINT_UPSTREAM_BIN', 'flint-scripted-upstream'),
+    ['--listen', '127.0.0.1:0', '--fixtures', join(ROOT, 'tests/fixtures')],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise((ok, fail) => {
+    const rl = createInterface({ input: proc.stdout });
+    rl.once('line', (line) => {
+      const m = /listening (\S+)/.exec(line);
+      m ? ok(m[1]) : fail(new Error(`scripted upstream said: ${line}`));
+    });
+    proc.once('exit', (code) => fail(new Error(`scripted upstream exited with ${code}`)));
+  });
+  const origin = new URL(url).origin;
+  return {
+    url,
+    proc,
+    async requests() {
+      return (await fetch(`${origin}/__requests`)).json();
+    },
+    async reset() {
+      await fetch(`${origin}/__reset`, { method: 'POST' });
+    },
+    stop() { proc.kill('SIGTERM'); },
+  };
+}
+
+/** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
+export async function startGateway({ upstreamUrl, port }) {
+  port ??= await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
+  const config = join(dir, 'flint.toml');
+  writeFileSync(config, `
+default_model = "scripted/counter@300"
+
+[server]
+listen = "127.0.0.1:${port}"
+dist = ${JSON.stringify(process.env.FLINT_DIST ?? join(ROOT, 'dist'))}
+
+[[providers]]
+kind = "openai"
+name = "scripted"
+base_url = ${JSON.stringify(upstreamUrl)}
+api_key = "sk-e2e-never-shown"
+models = [
+  { id = "counter@300" }, { id = "counter@60" }, { id = "hostile@2000" },
+  { id = "fail-500" }, { id = "fail-429" }, { id = "drop-midway" }, { id = "large@10000" },
+]
+
+[[providers]]
+kind = "local"
+`);
+  const proc = spawn(bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
+  const log = collect(proc, 'gateway');
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`gateway exited (${proc.exitCode}):\n${log.join('\n')}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new Error(`gateway did not answer /healthz:\n${log.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url, port, proc, log,
+    stop() {
+      return new Promise((ok) => {
+        if (proc.exitCode !== null) return ok();
+        proc.once('exit', ok);
+        proc.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Opens Flint in a fresh context and waits until its socket is connected. */
+export async function openFlint(browser, gatewayUrl, path = '/') {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(gatewayUrl + path);
+  await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
+  return { page, context, problems };
+}
+
+/** Picks a model, types the prompt and runs it with Ctrl+Enter. */
+export async function runPrompt(page, model, prompt) {
+  await page.getByTestId('model-picker').selectOption(model);
+  await page.getByTestId('prompt-input').fill(prompt);
+  await page.getByTestId('prompt-input').press('Control+Enter');
+}
+
+export async function editorText(page) {
+  return page.evaluate(() => window.__flint?.editorText() ?? '');
+}
+
+export async function streamStatus(page) {
+  return (await page.getByTestId('stream-status').textContent()).trim();
+}
+
+export async function waitForStatus(page, status, timeout = 30_000) {
+  await page.getByTestId('stream-status').filter({ hasText: new RegExp(`^\\s*${status}\\s*$`) })
+    .waitFor({ timeout });
+}

@@ -1,0 +1,28 @@
+// The embedded model, no key and no network: a prompt streams code from SmolLM2 into the editor.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from './harness.mjs';
+
+let upstream, gateway, browser;
+before(async () => {
+  upstream = await startUpstream();
+  gateway = await startGateway({ upstreamUrl: upstream.url });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  upstream?.stop();
+});
+
+test('the embedded model streams an answer into the editor', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  const option = page.getByTestId('model-picker').locator('option', { hasText: /smollm2/i });
+  const id = await option.first().getAttribute('value');
+  assert.ok(id?.startsWith('local/'), `no local model in the picker (got ${id})`);
+  assert.equal(await option.first().isDisabled(), false, 'the local model is listed as unavailable');
+  await runPrompt(page, id, 'a button that counts clicks');
+  await waitForStatus(page, 'done', 120_000);
+  assert.ok((await editorText(page)).trim().length > 0, 'the local model produced nothing');
+  assert.match(await page.getByTestId('metric-tps').textContent(), /\d/);
+});

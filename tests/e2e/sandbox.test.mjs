@@ -1,0 +1,43 @@
+// Generated code runs in an opaque origin: it cannot read the app's storage or navigate the app away.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from './harness.mjs';
+
+let upstream, gateway, browser;
+before(async () => {
+  upstream = await startUpstream();
+  gateway = await startGateway({ upstreamUrl: upstream.url });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  upstream?.stop();
+});
+
+test('a hostile page cannot read localStorage or navigate the top window', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  await page.evaluate(() => localStorage.setItem('flint', 'secret-of-the-app'));
+  const appUrl = page.url();
+
+  const frame = page.getByTestId('preview-frame');
+  const sandbox = await frame.getAttribute('sandbox');
+  assert.equal(sandbox?.trim(), 'allow-scripts', `preview sandbox is "${sandbox}"`);
+
+  await runPrompt(page, 'scripted/hostile@2000', 'steal things');
+  await waitForStatus(page, 'done');
+
+  const panel = page.getByTestId('console-panel');
+  await panel.getByText('hostile ran').waitFor({ timeout: 10_000 });
+  await panel.getByText(/blocked: .*top navigation/i).waitFor({ timeout: 5_000 });
+  const entries = await page.getByTestId('console-entry').allTextContents();
+  assert.ok(entries.some((e) => /blocked:/.test(e) && /localStorage|SecurityError|denied|sandbox/i.test(e)),
+    `no blocked localStorage read in the console: ${JSON.stringify(entries)}`);
+  assert.ok(!entries.some((e) => e.includes('secret-of-the-app')), 'the preview read the app\'s localStorage');
+
+  await page.waitForTimeout(500);
+  assert.equal(page.url(), appUrl, 'the preview navigated the app away');
+  assert.equal(await page.evaluate(() => localStorage.getItem('flint')), 'secret-of-the-app');
+  assert.equal((await page.getByTestId('preview-frame').getAttribute('sandbox'))?.trim(), 'allow-scripts',
+    'the running preview is not sandboxed with allow-scripts alone');
+});

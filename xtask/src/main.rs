@@ -1,0 +1,41 @@
+//! `cargo xtask`: the two commands of the README and the chores around them.
+//!
+//! Every command first installs what is missing (and says so), so a fresh machine needs nothing else.
+
+mod model;
+mod setup;
+mod tasks;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+  serve   set up, build the app and the gateway (release) and serve Flint on http://127.0.0.1:8787
+  test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium
+  bench   run the benchmarks and write their results to bench/
+  lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
+  setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => tasks::serve(&args[1..]),
+        Some("test") => tasks::test(&args[1..]),
+        Some("bench") => tasks::bench(&args[1..]),
+        Some("lint") => tasks::lint(),
+        Some("setup") => setup::all(setup::Needs::everything()),
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("\nxtask: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

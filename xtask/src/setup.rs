@@ -1,0 +1,198 @@
+//! Installs what Flint needs on a fresh machine, and only what is missing.
+//!
+//! Versions are pinned here or by the lockfiles: Trunk 0.21.14 (0.22 needs a newer rustc),
+//! wasm-bindgen-cli at exactly the `wasm-bindgen` version in Cargo.lock, npm packages from
+//! package-lock.json (binaryen 132 provides a wasm-opt whose output works in Chromium; Debian's 108
+//! does not), Debian's chromium and chromium-driver, and the embedded model checked by sha256.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// Trunk's version: 0.22 needs rustc ≥ 1.96.1.
+const TRUNK_VERSION: &str = "0.21.14";
+
+/// What a command needs installed.
+#[derive(Debug, Clone, Copy)]
+pub struct Needs {
+    /// Chromium and chromedriver, for browser tests and benchmarks.
+    pub browser: bool,
+    /// The embedded model and the C/C++ tools that build llama.cpp.
+    pub local_model: bool,
+}
+
+impl Needs {
+    /// Everything: what `cargo xtask test` needs.
+    pub fn everything() -> Self {
+        Self { browser: true, local_model: true }
+    }
+}
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").into()
+}
+
+/// Installs what is missing and returns the embedded model's path when it was asked for.
+pub fn all(needs: Needs) -> Result<()> {
+    ensure(needs).map(|_| ())
+}
+
+/// Installs what is missing; returns the model path when `needs.local_model`.
+pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
+    let mut apt = Vec::new();
+    if needs.browser {
+        if !Path::new("/usr/bin/chromium").exists() {
+            apt.push("chromium");
+        }
+        if !Path::new("/usr/bin/chromedriver").exists() {
+            apt.push("chromium-driver");
+        }
+    }
+    if needs.local_model {
+        for (binary, package) in [("cmake", "cmake"), ("clang", "clang")] {
+            if which(binary).is_none() {
+                apt.push(package);
+            }
+        }
+        if !has_libclang() {
+            apt.push("libclang-dev");
+        }
+    }
+    apt_install(&apt)?;
+    wasm_target()?;
+    trunk()?;
+    wasm_bindgen()?;
+    npm_packages()?;
+    if needs.local_model {
+        let dir = crate::model::cache_dir();
+        return crate::model::ensure_model(&dir).map(Some);
+    }
+    Ok(None)
+}
+
+/// `PATH` with the project's tools first: npm's binaries (wasm-opt 132) and cargo's.
+pub fn tool_path() -> OsString {
+    let mut dirs = vec![root().join("node_modules/.bin")];
+    if let Some(home) = std::env::var_os("CARGO_HOME").or_else(|| {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo").into_os_string())
+    }) {
+        dirs.push(PathBuf::from(home).join("bin"));
+    }
+    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(dirs).expect("PATH entries contain no separator")
+}
+
+/// Runs a command in the repository root with the project's tools on `PATH`, echoing it first.
+pub fn run(cmd: &mut Command) -> Result<()> {
+    cmd.current_dir(root()).env("PATH", tool_path());
+    println!("$ {}", describe(cmd));
+    let status = cmd.status().with_context(|| format!("could not start `{}`", describe(cmd)))?;
+    if !status.success() {
+        bail!("`{}` failed ({status})", describe(cmd));
+    }
+    Ok(())
+}
+
+/// Runs a command and returns its stdout, or `None` when it cannot run or fails.
+fn output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).env("PATH", tool_path()).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn describe(cmd: &Command) -> String {
+    let mut text = cmd.get_program().to_string_lossy().into_owned();
+    for arg in cmd.get_args() {
+        text.push(' ');
+        text.push_str(&arg.to_string_lossy());
+    }
+    text
+}
+
+fn which(binary: &str) -> Option<PathBuf> {
+    std::env::split_paths(&tool_path()).map(|dir| dir.join(binary)).find(|p| p.is_file())
+}
+
+fn has_libclang() -> bool {
+    let Ok(entries) = std::fs::read_dir("/usr/lib") else { return false };
+    entries.flatten().any(|e| {
+        e.file_name().to_string_lossy().starts_with("llvm-") && e.path().join("lib/libclang.so").exists()
+    })
+}
+
+fn apt_install(packages: &[&str]) -> Result<()> {
+    if packages.is_empty() {
+        return Ok(());
+    }
+    println!("setup: installing Debian packages {}", packages.join(" "));
+    let root_user = output("id", &["-u"]).as_deref() == Some("0");
+    let apt = |args: &[&str]| {
+        let mut cmd = if root_user { Command::new("apt-get") } else { Command::new("sudo") };
+        if !root_user {
+            cmd.arg("apt-get");
+        }
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    run(&mut apt(&["update", "-qq"]))?;
+    run(apt(&["install", "-y", "-qq", "--no-install-recommends"]).args(packages))
+}
+
+fn wasm_target() -> Result<()> {
+    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
+    if installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        return Ok(());
+    }
+    println!("setup: adding the wasm32-unknown-unknown target");
+    run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+}
+
+fn trunk() -> Result<()> {
+    let have = output("trunk", &["--version"]).unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(TRUNK_VERSION) {
+        return Ok(());
+    }
+    println!("setup: installing Trunk {TRUNK_VERSION} (about 11 minutes on 2 cores, once)");
+    run(Command::new("cargo").args(["install", "--locked", &format!("trunk@{TRUNK_VERSION}")]))
+}
+
+/// The `wasm-bindgen` version that Cargo.lock resolved; the CLI must match it exactly.
+pub fn locked_wasm_bindgen() -> Result<String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).context("reading Cargo.lock")?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == "name = \"wasm-bindgen\"" {
+            if let Some(version) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
+                return Ok(version.trim_end_matches('"').to_owned());
+            }
+        }
+    }
+    bail!("Cargo.lock has no wasm-bindgen entry")
+}
+
+fn wasm_bindgen() -> Result<()> {
+    let want = locked_wasm_bindgen()?;
+    let have = output("wasm-bindgen", &["--version"]).unwrap_or_default();
+    if have.split_whitespace().nth(1) == Some(want.as_str()) {
+        return Ok(());
+    }
+    // Not --locked: one of its locked dependencies is missing from the registry.
+    println!("setup: installing wasm-bindgen-cli {want} to match Cargo.lock (a few minutes, once)");
+    run(Command::new("cargo").args(["install", "--force", &format!("wasm-bindgen-cli@{want}")]))
+}
+
+fn npm_packages() -> Result<()> {
+    let root = root();
+    let installed = root.join("node_modules/.package-lock.json");
+    let fresh = match (std::fs::metadata(&installed), std::fs::metadata(root.join("package-lock.json"))) {
+        (Ok(have), Ok(want)) => have.modified()? >= want.modified()?,
+        _ => false,
+    };
+    if fresh {
+        return Ok(());
+    }
+    println!("setup: installing npm packages from package-lock.json (monaco-editor, idiomorph, binaryen, playwright-core)");
+    run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))
+}

@@ -1,0 +1,128 @@
+//! The commands: serve, test, bench, lint.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use anyhow::Result;
+
+use crate::setup::{self, Needs, root, run};
+
+/// Crates that build for the host; the app and the worker are checked for wasm separately.
+const NATIVE: &[&str] = &["flint-protocol", "flint-gateway", "flint-scripted-upstream", "flint-worker", "xtask"];
+const WASM: &[&str] = &["flint-app", "flint-worker"];
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
+fn release_bin(name: &str) -> PathBuf {
+    target_dir().join("release").join(name)
+}
+
+fn packages<'a>(cmd: &mut Command, names: &[&'a str]) {
+    for name in names {
+        cmd.args(["-p", name]);
+    }
+}
+
+/// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132).
+fn build_app() -> Result<()> {
+    run(Command::new("trunk").args(["build", "--release"]))
+}
+
+fn build_release_bins() -> Result<()> {
+    run(Command::new("cargo").args([
+        "build",
+        "--release",
+        "-p",
+        "flint-gateway",
+        "-p",
+        "flint-scripted-upstream",
+    ]))
+}
+
+/// `cargo xtask serve [gateway args…]`: one process serves the app, `/ws` and `/api`.
+pub fn serve(args: &[String]) -> Result<()> {
+    let model = setup::ensure(Needs { browser: false, local_model: true })?;
+    build_app()?;
+    run(Command::new("cargo").args(["build", "--release", "-p", "flint-gateway"]))?;
+    let mut gateway = Command::new(release_bin("flint-gateway"));
+    gateway.args(["--dist", "dist"]).args(args);
+    if let Some(model) = model {
+        gateway.env("FLINT_MODEL_PATH", model);
+    }
+    run(&mut gateway)
+}
+
+/// `cargo xtask test`: unit and gateway tests, the worker in Chromium, then end-to-end tests.
+pub fn test(args: &[String]) -> Result<()> {
+    let model = setup::ensure(Needs::everything())?;
+    let model_env = model.map(|m| ("FLINT_MODEL_PATH", m));
+
+    let mut unit = Command::new("cargo");
+    unit.args(["test", "--release"]);
+    packages(&mut unit, NATIVE);
+    unit.envs(model_env.clone());
+    run(&mut unit)?;
+
+    run(Command::new("cargo")
+        .args(["test", "--release", "--target", "wasm32-unknown-unknown", "-p", "flint-worker"])
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+        .env("CHROMEDRIVER", "/usr/bin/chromedriver"))?;
+
+    build_app()?;
+    build_release_bins()?;
+    run(e2e_env(Command::new("node").args(["--test", "--test-concurrency=1"]).args(e2e_files(args)?))
+        .envs(model_env))
+}
+
+/// The end-to-end test files, or those named on the command line.
+fn e2e_files(args: &[String]) -> Result<Vec<String>> {
+    if !args.is_empty() {
+        return Ok(args.to_vec());
+    }
+    let mut files: Vec<String> = std::fs::read_dir(root().join("tests/e2e"))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn e2e_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("FLINT_GATEWAY_BIN", release_bin("flint-gateway"))
+        .env("FLINT_UPSTREAM_BIN", release_bin("flint-scripted-upstream"))
+        .env("FLINT_DIST", root().join("dist"))
+}
+
+/// `cargo xtask bench`: every benchmark, results written under `bench/`.
+pub fn bench(_args: &[String]) -> Result<()> {
+    let model = setup::ensure(Needs::everything())?;
+    build_app()?;
+    build_release_bins()?;
+    run(Command::new("cargo").args([
+        "run", "--release", "-p", "flint-gateway", "--example", "bench", "--", "--out", "bench/gateway.md",
+    ]))?;
+    run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
+    let mut local = Command::new("cargo");
+    local.args([
+        "run", "--release", "-p", "flint-gateway", "--example", "local_bench", "--", "--out", "bench/local.md",
+    ]);
+    local.envs(model.map(|m| ("FLINT_MODEL_PATH", m)));
+    run(&mut local)
+}
+
+/// `cargo xtask lint`: formatting and clippy with warnings as errors, native and wasm.
+pub fn lint() -> Result<()> {
+    run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    let mut native = Command::new("cargo");
+    native.args(["clippy", "--all-targets"]);
+    packages(&mut native, NATIVE);
+    run(native.args(["--", "-D", "warnings"]))?;
+    let mut wasm = Command::new("cargo");
+    wasm.args(["clippy", "--all-targets", "--target", "wasm32-unknown-unknown"]);
+    packages(&mut wasm, WASM);
+    run(wasm.args(["--", "-D", "warnings"]))
+}
