@@ -67,7 +67,7 @@ export async function startUpstream() {
 }
 
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
-export async function startGateway({ upstreamUrl, port }) {
+export async function startGateway({ upstreamUrl, port, models = [] }) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
   const config = join(dir, 'flint.toml');
@@ -85,7 +85,8 @@ base_url = ${JSON.stringify(upstreamUrl)}
 api_key = "sk-e2e-never-shown"
 models = [
   { id = "counter@300" }, { id = "counter@60" }, { id = "hostile@2000" },
-  { id = "fail-500" }, { id = "fail-429" }, { id = "drop-midway" }, { id = "large@10000" },
+  { id = "fail-500" }, { id = "fail-429" }, { id = "drop-midway" },
+  ${models.map((id) => `{ id = ${JSON.stringify(id)} },`).join(' ')}
 ]
 
 [[providers]]

@@ -1,0 +1,92 @@
+// Browser benchmark: frame times and long tasks in headless Chromium while one stream paints into the
+// editor and the preview, with the scripted upstream at several token rates. Writes a markdown table.
+//   node tests/bench/browser.mjs --out bench/browser.md   (cargo xtask bench runs it)
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+
+const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
+const RATES = [1_000, 10_000, 50_000];
+const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 3);
+
+const upstream = await startUpstream();
+const gateway = await startGateway({ upstreamUrl: upstream.url, models: RATES.map((r) => `large@${r}`) });
+const browser = await launchBrowser();
+
+function quantile(sorted, q) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function measure(rate) {
+  const { page, context } = await openFlint(browser, gateway.url);
+  await page.evaluate(() => {
+    const probe = { frames: [], longTasks: [], running: true };
+    window.__bench = probe;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) probe.longTasks.push(e.duration);
+    }).observe({ type: 'longtask' });
+    let last = performance.now();
+    const tick = (now) => {
+      probe.frames.push(now - last);
+      last = now;
+      if (probe.running) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const started = Date.now();
+  await runPrompt(page, `scripted/large@${rate}`, 'a long page');
+  await waitForStatus(page, 'done', 120_000);
+  const streamMs = Date.now() - started;
+  await page.waitForTimeout(300); // the finished page swaps in: part of what the person sees
+  const probe = await page.evaluate(() => {
+    window.__bench.running = false;
+    return window.__bench;
+  });
+  const tokens = Number((await page.getByTestId('metric-tokens').textContent()).replace(/[^\d]/g, ''));
+  await context.close();
+  return { frames: probe.frames.slice(1), longTasks: probe.longTasks, streamMs, tokens };
+}
+
+const rows = [];
+for (const rate of RATES) {
+  const frames = [], longTasks = [];
+  let streamMs = 0, tokens = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const r = await measure(rate);
+    frames.push(...r.frames);
+    longTasks.push(...r.longTasks);
+    streamMs += r.streamMs / RUNS;
+    tokens = r.tokens;
+  }
+  frames.sort((a, b) => a - b);
+  const row = {
+    rate, tokens, streamMs: Math.round(streamMs), frames: frames.length,
+    p50: quantile(frames, 0.5), p95: quantile(frames, 0.95), max: frames.at(-1) ?? NaN,
+    longTasks: longTasks.length, longestTask: longTasks.length ? Math.max(...longTasks) : 0,
+  };
+  rows.push(row);
+  console.log(JSON.stringify(row));
+}
+
+await browser.close();
+await gateway.stop();
+upstream.stop();
+
+const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const table = [
+  '| upstream tok/s | tokens | stream ms | frames | p50 frame ms | p95 frame ms | max frame ms | long tasks (>50 ms) | longest ms |',
+  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ...rows.map((r) => `| ${r.rate} | ${r.tokens} | ${r.streamMs} | ${r.frames} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.max)} | ${r.longTasks} | ${f(r.longestTask)} |`),
+].join('\n');
+const report = `# Browser: one stream painting into editor and preview
+
+Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, headless Chromium (software rendering).
+Date: ${new Date().toISOString()}. Command: \`cargo xtask bench\` (runs \`node tests/bench/browser.mjs --out bench/browser.md\`).
+${RUNS} runs per rate, frames pooled; the scripted upstream streams tests/fixtures/large.md.
+Target: p95 frame ≤ 20 ms at 10k tok/s.
+
+${table}
+`;
+if (out) writeFileSync(out, report);
+console.log(report);
