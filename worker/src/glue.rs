@@ -1,0 +1,95 @@
+//! Binds [`Session`] to the worker global: `onmessage` in, `postMessage` out, `setTimeout` for
+//! coalescing. Messages are JSON strings of the protocol's worker types in both directions.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use flint_protocol::worker::{ParsedUpdate, WorkerRequest, WorkerResponse};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::session::{Next, Session};
+
+struct Worker {
+    scope: DedicatedWorkerGlobalScope,
+    session: RefCell<Session>,
+    /// Fires [`Session::flush`]; kept alive for the worker's lifetime.
+    flush: RefCell<Option<Closure<dyn FnMut()>>>,
+}
+
+impl Worker {
+    fn now(&self) -> f64 {
+        self.scope.performance().map_or(0.0, |p| p.now())
+    }
+
+    fn post(&self, response: &WorkerResponse) {
+        match serde_json::to_string(response) {
+            Ok(json) => {
+                if let Err(err) = self.scope.post_message(&JsValue::from_str(&json)) {
+                    web_sys::console::error_2(&"flint-worker: postMessage failed".into(), &err);
+                }
+            }
+            Err(err) => web_sys::console::error_1(&format!("flint-worker: {err}").into()),
+        }
+    }
+
+    fn send(&self, updates: Vec<ParsedUpdate>) {
+        for update in updates {
+            self.post(&WorkerResponse::Parsed(update));
+        }
+    }
+
+    fn on_message(&self, data: JsValue) {
+        let Some(text) = data.as_string() else {
+            web_sys::console::warn_1(&"flint-worker: ignoring a non-string message".into());
+            return;
+        };
+        let request = match serde_json::from_str::<WorkerRequest>(&text) {
+            Ok(request) => request,
+            Err(err) => {
+                web_sys::console::warn_1(&format!("flint-worker: bad request: {err}").into());
+                return;
+            }
+        };
+        let next = self.session.borrow_mut().handle(request, self.now());
+        match next {
+            Next::Idle => {}
+            Next::Send(updates) => self.send(updates),
+            Next::FlushIn(ms) => {
+                if let Some(callback) = self.flush.borrow().as_ref() {
+                    let ms = ms.ceil() as i32;
+                    let handler = callback.as_ref().unchecked_ref();
+                    if let Err(err) =
+                        self.scope.set_timeout_with_callback_and_timeout_and_arguments_0(handler, ms)
+                    {
+                        web_sys::console::error_2(&"flint-worker: setTimeout failed".into(), &err);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Installs the message handler and tells the page the worker is ready.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let worker = Rc::new(Worker { scope, session: RefCell::new(Session::new()), flush: RefCell::new(None) });
+
+    let for_timer = Rc::clone(&worker);
+    let flush = Closure::<dyn FnMut()>::new(move || {
+        let updates = for_timer.session.borrow_mut().flush(for_timer.now());
+        for_timer.send(updates);
+    });
+    *worker.flush.borrow_mut() = Some(flush);
+
+    let for_messages = Rc::clone(&worker);
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        for_messages.on_message(event.data());
+    });
+    worker.scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker does.
+    on_message.forget();
+    worker.post(&WorkerResponse::Ready);
+}

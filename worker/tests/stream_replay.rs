@@ -1,0 +1,131 @@
+//! Replays answers through the worker's session in every possible split and checks that what the
+//! page would show — the editor text rebuilt from appends, and the last preview — matches a parse of
+//! the whole answer at once.
+
+use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_worker::document::preview_document;
+use flint_worker::parser::StreamParser;
+use flint_worker::session::{Next, Session};
+
+/// What the page would display after applying updates.
+#[derive(Default, Debug)]
+struct Page {
+    editor: String,
+    language: String,
+    preview: Option<String>,
+    done: bool,
+}
+
+impl Page {
+    fn apply(&mut self, updates: Vec<ParsedUpdate>) {
+        for u in updates {
+            assert!(!self.done, "update after done");
+            if u.code_reset {
+                self.editor.clear();
+            }
+            self.editor.push_str(&u.code_append);
+            self.language = u.language;
+            if u.preview.is_some() {
+                self.preview = u.preview;
+            }
+            self.done = u.done;
+        }
+    }
+}
+
+/// Feeds `pieces` 20 ms apart (each append flushes), then finishes.
+fn replay(pieces: &[&str]) -> Page {
+    let mut session = Session::new();
+    let mut page = Page::default();
+    let mut now = 0.0;
+    session.handle(WorkerRequest::Reset { stream: 9 }, now);
+    for piece in pieces {
+        now += 20.0;
+        match session.handle(WorkerRequest::Append { stream: 9, text: (*piece).to_owned() }, now) {
+            Next::Send(updates) => page.apply(updates),
+            other => panic!("expected an immediate flush, got {other:?}"),
+        }
+    }
+    match session.handle(WorkerRequest::Finish { stream: 9 }, now + 1.0) {
+        Next::Send(updates) => page.apply(updates),
+        other => panic!("finish must answer at once, got {other:?}"),
+    }
+    page
+}
+
+fn expected(text: &str) -> (String, Option<String>) {
+    let mut p = StreamParser::new();
+    p.push(text);
+    p.finish();
+    let main = p.main_file();
+    let (committed, tail) = p.visible(main);
+    (format!("{committed}{tail}"), preview_document(&p))
+}
+
+const ANSWERS: &[&str] = &[
+    "Here is a page:\n\n```html index.html\n<!DOCTYPE html>\n<html><head></head><body>\n<button id=\"b\">Go</button>\n</body></html>\n```\n\n```css style.css\nbutton { color: red; }\n```\n```js\ndocument.getElementById('b').onclick = () => alert(`hi ${1}`);\n```\nDone.\n",
+    "<!doctype html>\r\n<html>\r\n<body>Grüße 🌍 — ça va</body>\r\n</html>\r\nBye\r\n",
+    "````md\n```html\nnot a file\n```\n````\n~~~html\n<p>tilde</p>\n~~~\n",
+    "Just prose, no code at all.\nSecond line",
+    "```html\n<p>never closed",
+];
+
+fn char_boundaries(s: &str) -> Vec<usize> {
+    (1..s.len()).filter(|&i| s.is_char_boundary(i)).collect()
+}
+
+#[test]
+fn every_two_way_split_gives_the_same_result() {
+    for answer in ANSWERS {
+        let want = expected(answer);
+        for at in char_boundaries(answer) {
+            let page = replay(&[&answer[..at], &answer[at..]]);
+            assert_eq!((page.editor.clone(), page.preview.clone()), want, "split at byte {at} of {answer:?}");
+            assert!(page.done);
+        }
+    }
+}
+
+#[test]
+fn char_by_char_streaming_gives_the_same_result() {
+    for answer in ANSWERS {
+        let pieces: Vec<&str> = answer.char_indices().map(|(i, c)| &answer[i..i + c.len_utf8()]).collect();
+        let page = replay(&pieces);
+        assert_eq!((page.editor, page.preview), expected(answer), "{answer:?}");
+    }
+}
+
+#[test]
+fn editor_shows_html_file_and_language() {
+    let page = replay(&[ANSWERS[0]]);
+    assert_eq!(page.language, "html");
+    assert!(page.editor.starts_with("<!DOCTYPE html>"));
+    let preview = page.preview.expect("preview");
+    assert!(preview.contains("button { color: red; }"));
+    assert!(preview.contains("alert(`hi ${1}`)"));
+}
+
+#[test]
+fn prose_only_answer_shows_markdown() {
+    let page = replay(&["Just prose, ", "no code."]);
+    assert_eq!(page.language, "markdown");
+    assert_eq!(page.editor, "Just prose, no code.\n");
+    assert_eq!(page.preview, None);
+}
+
+#[test]
+fn large_answer_parses_in_linear_time() {
+    // 2 MB in 20-byte pieces: a quadratic parser would take minutes here.
+    let line = "<div class=\"row\">cell</div>\n";
+    let mut answer = String::from("```html\n");
+    for _ in 0..(2_000_000 / line.len()) {
+        answer.push_str(line);
+    }
+    let mut p = StreamParser::new();
+    let start = std::time::Instant::now();
+    for chunk in answer.as_bytes().chunks(20) {
+        p.push(std::str::from_utf8(chunk).expect("ascii"));
+    }
+    assert!(start.elapsed().as_secs_f64() < 2.0, "took {:?}", start.elapsed());
+    assert_eq!(p.files()[0].content.len(), answer.len() - "```html\n".len() - p.tail(Some(0)).len());
+}
