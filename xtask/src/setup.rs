@@ -76,9 +76,9 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
 /// `PATH` with the project's tools first: npm's binaries (wasm-opt 132) and cargo's.
 pub fn tool_path() -> OsString {
     let mut dirs = vec![root().join("node_modules/.bin")];
-    if let Some(home) = std::env::var_os("CARGO_HOME").or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo").into_os_string())
-    }) {
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo").into_os_string()))
+    {
         dirs.push(PathBuf::from(home).join("bin"));
     }
     dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
@@ -163,10 +163,10 @@ pub fn locked_wasm_bindgen() -> Result<String> {
     let lock = std::fs::read_to_string(root().join("Cargo.lock")).context("reading Cargo.lock")?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line == "name = \"wasm-bindgen\"" {
-            if let Some(version) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
-                return Ok(version.trim_end_matches('"').to_owned());
-            }
+        if line == "name = \"wasm-bindgen\""
+            && let Some(version) = lines.next().and_then(|v| v.strip_prefix("version = \""))
+        {
+            return Ok(version.trim_end_matches('"').to_owned());
         }
     }
     bail!("Cargo.lock has no wasm-bindgen entry")
@@ -193,6 +193,8 @@ fn npm_packages() -> Result<()> {
     if fresh {
         return Ok(());
     }
-    println!("setup: installing npm packages from package-lock.json (monaco-editor, idiomorph, binaryen, playwright-core)");
+    println!(
+        "setup: installing npm packages from package-lock.json (monaco-editor, idiomorph, binaryen, playwright-core)"
+    );
     run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))
 }

@@ -8,7 +8,8 @@ use anyhow::Result;
 use crate::setup::{self, Needs, root, run};
 
 /// Crates that build for the host; the app and the worker are checked for wasm separately.
-const NATIVE: &[&str] = &["flint-protocol", "flint-gateway", "flint-scripted-upstream", "flint-worker", "xtask"];
+const NATIVE: &[&str] =
+    &["flint-protocol", "flint-gateway", "flint-scripted-upstream", "flint-worker", "xtask"];
 const WASM: &[&str] = &["flint-app", "flint-worker"];
 
 fn target_dir() -> PathBuf {
@@ -19,7 +20,7 @@ fn release_bin(name: &str) -> PathBuf {
     target_dir().join("release").join(name)
 }
 
-fn packages<'a>(cmd: &mut Command, names: &[&'a str]) {
+fn packages(cmd: &mut Command, names: &[&str]) {
     for name in names {
         cmd.args(["-p", name]);
     }
@@ -103,12 +104,28 @@ pub fn bench(_args: &[String]) -> Result<()> {
     build_app()?;
     build_release_bins()?;
     run(Command::new("cargo").args([
-        "run", "--release", "-p", "flint-gateway", "--example", "bench", "--", "--out", "bench/gateway.md",
+        "run",
+        "--release",
+        "-p",
+        "flint-gateway",
+        "--example",
+        "bench",
+        "--",
+        "--out",
+        "bench/gateway.md",
     ]))?;
     run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
     let mut local = Command::new("cargo");
     local.args([
-        "run", "--release", "-p", "flint-gateway", "--example", "local_bench", "--", "--out", "bench/local.md",
+        "run",
+        "--release",
+        "-p",
+        "flint-gateway",
+        "--example",
+        "local_bench",
+        "--",
+        "--out",
+        "bench/local.md",
     ]);
     local.envs(model.map(|m| ("FLINT_MODEL_PATH", m)));
     run(&mut local)
