@@ -1,7 +1,11 @@
 //! `flint.toml`: where the gateway listens and which providers it relays to.
+//!
+//! Loading order: the file (if any), then the zero-file quick start from environment variables
+//! ([`QUICK_START_BASE_URL`]…), then, with the `local` feature and nothing else configured, the
+//! embedded model. Keys stay in the environment (`api_key_env`) and are read when providers are built.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -75,6 +79,33 @@ pub struct OpenAiConfig {
     pub api_key: Option<String>,
     /// Models offered through this provider.
     pub models: Vec<ModelConfig>,
+    /// Name of the length-limit field sent upstream; see [`MaxTokensField`].
+    #[serde(default)]
+    pub max_tokens_field: MaxTokensField,
+}
+
+/// Which request field carries the length limit.
+///
+/// `max_tokens` is the default because every target server honours it; OpenAI's reasoning models
+/// (o-series, gpt-5) reject it and need `max_completion_tokens`, which Ollama silently ignores.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_tokens`.
+    #[default]
+    MaxTokens,
+    /// `max_completion_tokens`.
+    MaxCompletionTokens,
+}
+
+impl MaxTokensField {
+    /// The JSON field name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
 }
 
 /// One model of a provider.
@@ -123,5 +154,188 @@ impl Default for LocalConfig {
             threads: None,
             max_parallel: 8,
         }
+    }
+}
+
+/// The configuration file read when `--config` is not given (if it exists).
+pub const DEFAULT_PATH: &str = "flint.toml";
+
+/// Base URL of an OpenAI-compatible server, for a set-up without `flint.toml`.
+pub const QUICK_START_BASE_URL: &str = "FLINT_OPENAI_BASE_URL";
+/// Its key (optional).
+pub const QUICK_START_API_KEY: &str = "FLINT_OPENAI_API_KEY";
+/// Its models, comma-separated.
+pub const QUICK_START_MODELS: &str = "FLINT_OPENAI_MODELS";
+/// The provider name the quick start configures.
+pub const QUICK_START_PROVIDER: &str = "openai-compatible";
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid `flint.toml`.
+    #[error("{path} is not a valid flint.toml: {source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line.
+        source: Box<toml::de::Error>,
+    },
+    /// The quick-start variables are incomplete.
+    #[error(
+        "{QUICK_START_BASE_URL} is set but {QUICK_START_MODELS} is empty; list the model names, comma-separated"
+    )]
+    QuickStartWithoutModels,
+    /// Two providers share a name, so model ids would be ambiguous.
+    #[error("two providers are named {0:?}; give each a distinct name")]
+    DuplicateProvider(String),
+}
+
+impl Config {
+    /// Parses `flint.toml` text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text)
+            .map_err(|source| ConfigError::Parse { path: path.into(), source: Box::new(source) })
+    }
+
+    /// Reads and parses a `flint.toml`.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// Reads `path` if given, else `./flint.toml` when it exists, else starts from the defaults.
+    pub fn discover(path: Option<&Path>) -> Result<Self, ConfigError> {
+        match path {
+            Some(path) => Self::load(path),
+            None if Path::new(DEFAULT_PATH).is_file() => Self::load(Path::new(DEFAULT_PATH)),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// Adds the quick-start provider when [`QUICK_START_BASE_URL`] is set, the embedded model when
+    /// nothing at all is configured (with the `local` feature), and checks provider names.
+    pub fn complete(mut self, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        if let Some(base_url) = env(QUICK_START_BASE_URL).filter(|v| !v.trim().is_empty()) {
+            let models: Vec<ModelConfig> = env(QUICK_START_MODELS)
+                .unwrap_or_default()
+                .split(',')
+                .map(str::trim)
+                .filter(|m| !m.is_empty())
+                .map(|id| ModelConfig {
+                    id: id.to_owned(),
+                    label: None,
+                    context_window: default_context_window(),
+                })
+                .collect();
+            if models.is_empty() {
+                return Err(ConfigError::QuickStartWithoutModels);
+            }
+            self.providers.push(ProviderConfig::Openai(OpenAiConfig {
+                name: QUICK_START_PROVIDER.to_owned(),
+                base_url: base_url.trim().to_owned(),
+                api_key_env: Some(QUICK_START_API_KEY.to_owned()),
+                api_key: None,
+                models,
+                max_tokens_field: MaxTokensField::default(),
+            }));
+        }
+        #[cfg(feature = "local")]
+        if self.providers.is_empty() {
+            self.providers.push(ProviderConfig::Local(LocalConfig::default()));
+        }
+        let mut names = std::collections::HashSet::new();
+        for provider in &self.providers {
+            if !names.insert(provider.name()) {
+                return Err(ConfigError::DuplicateProvider(provider.name().to_owned()));
+            }
+        }
+        Ok(self)
+    }
+}
+
+impl ProviderConfig {
+    /// The provider's configured name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Openai(c) => &c.name,
+            Self::Local(c) => &c.name,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn a_provider_file_parses() {
+        let text = r#"
+            default_model = "cerebras/llama-3.3-70b"
+            [server]
+            listen = "0.0.0.0:9000"
+            [[providers]]
+            kind = "openai"
+            name = "cerebras"
+            base_url = "https://api.cerebras.ai/v1"
+            api_key_env = "CEREBRAS_API_KEY"
+            max_tokens_field = "max_completion_tokens"
+            models = [{ id = "llama-3.3-70b", label = "Llama 3.3 70B" }]
+        "#;
+        let config = Config::parse(text, Path::new("flint.toml")).expect("valid file");
+        assert_eq!(config.server.listen.port(), 9000);
+        assert_eq!(config.server.max_streams_per_connection, 16, "unset limits keep their defaults");
+        let ProviderConfig::Openai(cerebras) = &config.providers[0] else { panic!("expected openai") };
+        assert_eq!(cerebras.max_tokens_field, MaxTokensField::MaxCompletionTokens);
+        assert_eq!(cerebras.models[0].context_window, 128_000);
+    }
+
+    #[test]
+    fn a_typo_is_reported_with_the_file_name() {
+        let err = Config::parse("[server]\nlisten_on = 1", Path::new("my.toml")).expect_err("unknown field");
+        assert!(err.to_string().contains("my.toml"), "{err}");
+    }
+
+    #[test]
+    fn the_quick_start_adds_one_provider_keyed_by_env() {
+        let env = |name: &str| match name {
+            QUICK_START_BASE_URL => Some("http://localhost:11434/v1".into()),
+            QUICK_START_MODELS => Some("qwen2.5-coder, llama3.2 ,".into()),
+            _ => None,
+        };
+        let config = Config::default().complete(&env).expect("complete");
+        let ProviderConfig::Openai(quick) = &config.providers[0] else { panic!("expected openai") };
+        assert_eq!(quick.name, QUICK_START_PROVIDER);
+        assert_eq!(quick.api_key_env.as_deref(), Some(QUICK_START_API_KEY));
+        let ids: Vec<_> = quick.models.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["qwen2.5-coder", "llama3.2"]);
+        assert_eq!(config.providers.len(), 1, "no local model when a provider is configured");
+    }
+
+    #[test]
+    fn the_quick_start_needs_models() {
+        let env = |name: &str| (name == QUICK_START_BASE_URL).then(|| "http://x/v1".to_owned());
+        assert!(matches!(Config::default().complete(&env), Err(ConfigError::QuickStartWithoutModels)));
+    }
+
+    #[test]
+    fn with_nothing_configured_the_local_model_is_the_default() {
+        let config = Config::default().complete(&no_env).expect("complete");
+        #[cfg(feature = "local")]
+        assert!(matches!(&config.providers[..], [ProviderConfig::Local(_)]));
+        #[cfg(not(feature = "local"))]
+        assert!(config.providers.is_empty());
     }
 }

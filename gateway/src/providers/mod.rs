@@ -2,14 +2,20 @@
 //! serves a stream.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use flint_protocol::{ChatMessage, ErrorCode, FinishReason, GenParams, ModelInfo};
 use futures::Stream;
 
+use crate::config::{Config, ProviderConfig};
+
 #[cfg(feature = "local")]
 pub mod local;
 pub mod openai;
+mod openai_chunk;
+mod openai_errors;
+pub mod sse;
 
 /// A generation as a provider sees it.
 #[derive(Debug, Clone)]
@@ -113,4 +119,26 @@ pub trait Provider: Send + Sync {
     fn models(&self) -> Vec<ModelInfo>;
     /// Starts a generation. Errors before the first token arrive as the stream's first item.
     fn stream(&self, request: GenRequest) -> EventStream;
+}
+
+/// Builds every configured provider, in order; `env` looks up environment variables (keys).
+///
+/// With the `local` feature off, a `kind = "local"` provider is skipped with a warning.
+pub fn build_all(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Vec<Arc<dyn Provider>> {
+    let client = openai::http_client();
+    let mut providers: Vec<Arc<dyn Provider>> = Vec::with_capacity(config.providers.len());
+    for provider in &config.providers {
+        match provider {
+            ProviderConfig::Openai(openai) => {
+                providers.push(Arc::new(openai::OpenAiProvider::new(openai, client.clone(), env)));
+            }
+            #[cfg(feature = "local")]
+            ProviderConfig::Local(local) => providers.push(local::build(local)),
+            #[cfg(not(feature = "local"))]
+            ProviderConfig::Local(local) => {
+                tracing::warn!(provider = %local.name, "this gateway was built without the `local` feature; skipping");
+            }
+        }
+    }
+    providers
 }

@@ -1,0 +1,311 @@
+//! Any OpenAI-compatible `/chat/completions` server, streamed over SSE.
+//!
+//! One POST per generation with `"stream": true` and `stream_options.include_usage`, read
+//! incrementally: each `data:` chunk's `choices[0].delta.content` becomes a
+//! [`ProviderEvent::Delta`]. Dropping the stream drops the response, which closes the upstream
+//! connection: that is how cancel reaches the provider.
+//!
+//! The length limit goes out as `max_tokens` unless the provider is configured otherwise
+//! ([`MaxTokensField`]): it is the one name every target server honours. OpenAI deprecated it in
+//! favour of `max_completion_tokens` (and its reasoning models reject it), but Ollama's
+//! OpenAI-compatible endpoint silently ignores `max_completion_tokens`, and llama.cpp's server only
+//! learned it in 2026; Cerebras, Groq and vLLM accept both.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use flint_protocol::ModelInfo;
+use reqwest::header::{AUTHORIZATION, HeaderValue};
+use serde_json::{Value, json};
+
+use super::openai_chunk;
+use super::openai_errors::{self, KeyHint};
+use super::sse::SseParser;
+use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
+
+/// An OpenAI-compatible provider.
+pub struct OpenAiProvider {
+    inner: Arc<Inner>,
+    models: Vec<ModelConfig>,
+}
+
+/// What a stream needs after the provider call returned.
+struct Inner {
+    name: String,
+    endpoint: String,
+    client: reqwest::Client,
+    /// `Bearer <key>`, marked sensitive so it never shows in debug output.
+    authorization: Option<HeaderValue>,
+    /// The key itself, only to scrub it from upstream messages.
+    key: Option<String>,
+    hint: KeyHint,
+    max_tokens_field: MaxTokensField,
+}
+
+impl std::fmt::Debug for OpenAiProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiProvider")
+            .field("name", &self.inner.name)
+            .field("endpoint", &self.inner.endpoint)
+            .field("key", &self.inner.key.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl OpenAiProvider {
+    /// Builds the provider; `env` looks up environment variables (for `api_key_env`).
+    pub fn new(config: &OpenAiConfig, client: reqwest::Client, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let (key, hint) = match (&config.api_key_env, &config.api_key) {
+            (Some(var), fallback) => {
+                let key = env(var).filter(|k| !k.trim().is_empty()).or_else(|| fallback.clone());
+                (key, KeyHint::Env(var.clone()))
+            }
+            (None, Some(key)) => (Some(key.clone()), KeyHint::ConfigFile),
+            (None, None) => (None, KeyHint::None),
+        };
+        let key = key.map(|k| k.trim().to_owned());
+        let authorization = key.as_ref().and_then(|k| {
+            let mut value = HeaderValue::from_str(&format!("Bearer {k}")).ok()?;
+            value.set_sensitive(true);
+            Some(value)
+        });
+        let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        Self {
+            inner: Arc::new(Inner {
+                name: config.name.clone(),
+                endpoint,
+                client,
+                authorization,
+                key,
+                hint,
+                max_tokens_field: config.max_tokens_field,
+            }),
+            models: config.models.clone(),
+        }
+    }
+
+    /// Why the provider cannot be used, if it cannot: its key's environment variable is unset.
+    fn problem(&self) -> Option<String> {
+        match (&self.inner.hint, &self.inner.authorization) {
+            (KeyHint::Env(var), None) => Some(format!("set {var} to your {} API key", self.inner.name)),
+            _ => None,
+        }
+    }
+}
+
+impl Provider for OpenAiProvider {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn models(&self) -> Vec<ModelInfo> {
+        let problem = self.problem();
+        self.models
+            .iter()
+            .map(|m| ModelInfo {
+                id: format!("{}/{}", self.inner.name, m.id),
+                provider: self.inner.name.clone(),
+                model: m.id.clone(),
+                label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+                context_window: m.context_window,
+                available: problem.is_none(),
+                problem: problem.clone(),
+            })
+            .collect()
+    }
+
+    fn stream(&self, request: GenRequest) -> EventStream {
+        if let Some(problem) = self.problem() {
+            let message = format!("no API key for {}: {problem}", self.inner.name);
+            return Box::pin(futures::stream::once(async move { Err(ProviderError::Unauthorized(message)) }));
+        }
+        let start = State::Start { inner: self.inner.clone(), request };
+        Box::pin(futures::stream::unfold(start, step))
+    }
+}
+
+type Item = Result<ProviderEvent, ProviderError>;
+
+enum State {
+    Start { inner: Arc<Inner>, request: GenRequest },
+    Reading(Box<Reading>),
+    Over,
+}
+
+/// A response being read.
+struct Reading {
+    inner: Arc<Inner>,
+    response: reqwest::Response,
+    parser: SseParser,
+    chunks: openai_chunk::ChunkState,
+    /// Events parsed but not yet handed out (one network read often carries many).
+    queue: VecDeque<Item>,
+}
+
+async fn step(state: State) -> Option<(Item, State)> {
+    let reading = match state {
+        State::Start { inner, request } => match send(&inner, &request).await {
+            Ok(response) => Box::new(Reading {
+                chunks: openai_chunk::ChunkState::new(&request.model),
+                inner,
+                response,
+                parser: SseParser::new(),
+                queue: VecDeque::with_capacity(64),
+            }),
+            Err(err) => return Some((Err(err), State::Over)),
+        },
+        State::Reading(reading) => reading,
+        State::Over => return None,
+    };
+    next_event(reading).await
+}
+
+async fn next_event(mut r: Box<Reading>) -> Option<(Item, State)> {
+    loop {
+        if let Some(item) = r.queue.pop_front() {
+            let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
+            return Some((item, if last { State::Over } else { State::Reading(r) }));
+        }
+        match r.response.chunk().await {
+            Ok(Some(bytes)) => r.feed(&bytes),
+            Ok(None) => {
+                r.end();
+                if r.queue.is_empty() {
+                    return None;
+                }
+            }
+            Err(err) => {
+                tracing::debug!(provider = %r.inner.name, error = %openai_errors::describe(&err), "stream read failed");
+                let message = if err.is_timeout() {
+                    format!("{} stopped sending mid-answer (timed out)", r.inner.name)
+                } else {
+                    format!("the connection to {} broke mid-answer", r.inner.name)
+                };
+                r.queue.push_back(Err(ProviderError::Interrupted(message)));
+            }
+        }
+    }
+}
+
+impl Reading {
+    fn feed(&mut self, bytes: &[u8]) {
+        let Self { parser, chunks, queue, inner, .. } = self;
+        let mut failed = None;
+        let parsed = parser.feed(bytes, |event| {
+            if failed.is_some() {
+                return;
+            }
+            if let Err(err) = chunks.on_data(event.data, queue) {
+                failed = Some(err.into_error(&inner.name, inner.key.as_deref()));
+            }
+        });
+        if let Err(err) = parsed {
+            failed.get_or_insert(ProviderError::Protocol(format!(
+                "{} sent a response that is not an event stream ({err})",
+                inner.name
+            )));
+        }
+        if let Some(err) = failed {
+            queue.push_back(Err(err));
+        }
+    }
+
+    /// The body ended: finish if the upstream said it was done, else the answer was cut short.
+    fn end(&mut self) {
+        if let Err(err) = self.parser.finish() {
+            let message = format!("{} sent a response that is not an event stream ({err})", self.inner.name);
+            self.queue.push_back(Err(ProviderError::Protocol(message)));
+            return;
+        }
+        if self.chunks.done() {
+            return;
+        }
+        let item = match self.chunks.finish_reason() {
+            // Some servers end with `finish_reason` and no `[DONE]`: the answer is complete.
+            Some(reason) => Ok(ProviderEvent::Finished(reason)),
+            None => Err(ProviderError::Interrupted(format!(
+                "{} closed the stream before the answer was complete",
+                self.inner.name
+            ))),
+        };
+        self.queue.push_back(item);
+    }
+}
+
+/// Sends the request and checks the status.
+async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, ProviderError> {
+    let body = request_body(inner.max_tokens_field, request);
+    let mut http = inner.client.post(&inner.endpoint).json(&body);
+    if let Some(auth) = &inner.authorization {
+        http = http.header(AUTHORIZATION, auth.clone());
+    }
+    let response = http.send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    Err(openai_errors::status_error(&inner.name, &request.model, &inner.hint, inner.key.as_deref(), response)
+        .await)
+}
+
+/// The JSON body of a streaming chat-completions request.
+pub(crate) fn request_body(field: MaxTokensField, request: &GenRequest) -> Value {
+    let mut body = json!({
+        "model": request.model,
+        "messages": request.messages,
+        "stream": true,
+        "stream_options": { "include_usage": true },
+    });
+    let params = &request.params;
+    if let Some(max) = params.max_tokens {
+        body[field.as_str()] = max.into();
+    }
+    if let Some(t) = params.temperature {
+        body["temperature"] = t.into();
+    }
+    if let Some(p) = params.top_p {
+        body["top_p"] = p.into();
+    }
+    if let Some(seed) = params.seed {
+        body["seed"] = seed.into();
+    }
+    body
+}
+
+/// The shared HTTP client for all OpenAI-compatible providers.
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        // Generous: a large prompt on a busy server can take minutes before the first byte.
+        .read_timeout(Duration::from_secs(300))
+        .tcp_nodelay(true)
+        .user_agent(concat!("flint-gateway/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use flint_protocol::{ChatMessage, GenParams, Role};
+
+    use super::*;
+
+    #[test]
+    fn request_body_streams_with_usage_and_the_configured_length_field() {
+        let request = GenRequest {
+            model: "llama-3.3-70b".into(),
+            messages: vec![ChatMessage::new(Role::User, "hi")],
+            params: GenParams { max_tokens: Some(64), temperature: Some(0.5), ..GenParams::default() },
+        };
+        let body = request_body(MaxTokensField::MaxTokens, &request);
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(body["max_tokens"], 64);
+        assert_eq!(body["messages"][0]["role"], "user");
+        assert!(body.get("top_p").is_none());
+        let body = request_body(MaxTokensField::MaxCompletionTokens, &request);
+        assert_eq!(body["max_completion_tokens"], 64);
+        assert!(body.get("max_tokens").is_none());
+    }
+}

@@ -1,0 +1,37 @@
+//! Flint's gateway: one WebSocket per browser tab multiplexing many generations, relayed to
+//! OpenAI-compatible providers and the embedded model, plus the built app and a model list.
+//!
+//! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
+//! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, and everything else from the
+//! built app (`server.dist`, with `index.html` as the fallback for client-side routes).
+
+use axum::Router;
+use axum::handler::Handler;
+use axum::routing::get;
+use tower_http::services::ServeDir;
+use tower_http::trace::TraceLayer;
+
+pub mod config;
+pub mod error;
+pub mod http;
+/// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
+#[cfg(feature = "local")]
+pub mod local;
+pub mod models;
+pub mod providers;
+mod state;
+pub mod ws;
+
+pub use state::AppState;
+
+/// The gateway's routes.
+pub fn app(state: AppState) -> Router {
+    let files = ServeDir::new(state.dist()).fallback(http::app_fallback.with_state(state.clone()));
+    Router::new()
+        .route("/ws", get(ws::handler))
+        .route("/healthz", get(http::healthz))
+        .route("/api/models", get(http::models))
+        .fallback_service(files)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,126 @@
+//! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR]`
+//!
+//! Reads the configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
+//! Logging follows `RUST_LOG` (default `info`).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use flint_gateway::config::Config;
+use flint_gateway::{AppState, app};
+use tracing_subscriber::EnvFilter;
+
+const USAGE: &str = "usage: flint-gateway [--config PATH] [--listen ADDR] [--dist DIR]
+  --config  flint.toml to read (default: ./flint.toml when it exists)
+  --listen  address to serve on (default: server.listen, 127.0.0.1:8787)
+  --dist    the built app to serve at / (default: server.dist, ./dist)
+Without a file, FLINT_OPENAI_BASE_URL, FLINT_OPENAI_MODELS and FLINT_OPENAI_API_KEY configure one
+OpenAI-compatible provider. Logging: RUST_LOG (default info).";
+
+#[derive(Default)]
+struct Args {
+    config: Option<PathBuf>,
+    listen: Option<SocketAddr>,
+    dist: Option<PathBuf>,
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut parsed = Args::default();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--config" => parsed.config = Some(value()?.into()),
+            "--listen" => parsed.listen = Some(value()?.parse().map_err(|e| format!("--listen: {e}"))?),
+            "--dist" => parsed.dist = Some(value()?.into()),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(parsed)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(problem) => {
+            if !problem.is_empty() {
+                eprintln!("{problem}");
+            }
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let env = |name: &str| std::env::var(name).ok();
+    let mut config = match Config::discover(args.config.as_deref()).and_then(|c| c.complete(&env)) {
+        Ok(config) => config,
+        Err(err) => {
+            tracing::error!("{err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    config.server.listen = args.listen.unwrap_or(config.server.listen);
+    config.server.dist = args.dist.unwrap_or(config.server.dist);
+    let state = AppState::from_config(&config, &env);
+    let models = state.model_list();
+    for model in &models.models {
+        match &model.problem {
+            None => tracing::info!(model = %model.id, "model available"),
+            Some(problem) => tracing::warn!(model = %model.id, %problem, "model unavailable"),
+        }
+    }
+    if let Some(notice) = &models.notice {
+        tracing::warn!("{notice}");
+    }
+    let listener = match tokio::net::TcpListener::bind(config.server.listen).await {
+        Ok(listener) => listener,
+        Err(err) => {
+            tracing::error!("cannot listen on {}: {err}", config.server.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(config.server.listen);
+    tracing::info!("Flint is serving on http://{addr}/ (app from {})", config.server.dist.display());
+    let shutdown = state.shutdown().clone();
+    let served = axum::serve(listener, app(state)).with_graceful_shutdown(async move {
+        stop_signal().await;
+        tracing::info!("shutting down");
+        shutdown.cancel();
+    });
+    match served.await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!("server failed: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix (how `cargo xtask` and service managers stop it).
+async fn stop_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot wait for Ctrl-C: {err}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,229 @@
+//! One `data:` payload of an OpenAI-compatible stream → provider events.
+//!
+//! Chunks are parsed borrowing from the event's text, and only the first choice is kept (Flint asks
+//! for one), so a token costs one allocation: the `String` of its [`ProviderEvent::Delta`].
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::fmt;
+
+use flint_protocol::FinishReason;
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+use super::openai_errors::scrub;
+use super::{ProviderError, ProviderEvent};
+
+/// Where a stream is: started, its finish reason, `[DONE]` seen.
+#[derive(Debug)]
+pub(crate) struct ChunkState {
+    requested_model: String,
+    started: bool,
+    finish: Option<FinishReason>,
+    done: bool,
+}
+
+/// Why a payload could not be used.
+#[derive(Debug, PartialEq)]
+pub(crate) enum ChunkError {
+    /// Not JSON, or not a chunk.
+    Json,
+    /// The upstream sent an error object in the stream.
+    Upstream(String),
+}
+
+impl ChunkError {
+    /// The error to report for provider `name`; `key` is scrubbed from upstream text.
+    pub(crate) fn into_error(self, name: &str, key: Option<&str>) -> ProviderError {
+        match self {
+            Self::Json => ProviderError::Protocol(format!("{name} sent an event that is not a valid chunk")),
+            Self::Upstream(message) => {
+                ProviderError::Unavailable(format!("{name} failed mid-answer: {}", scrub(&message, key)))
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    choices: FirstChoice<'a>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u32>,
+    #[serde(default)]
+    completion_tokens: u32,
+}
+
+/// `choices`, keeping only the first element without collecting a `Vec`.
+#[derive(Default)]
+struct FirstChoice<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct First<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for First<'a> {
+            type Value = FirstChoice<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of choices")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element::<Choice<'a>>()?;
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(FirstChoice(first))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(FirstChoice(None))
+            }
+        }
+        deserializer.deserialize_any(First(std::marker::PhantomData))
+    }
+}
+
+impl ChunkState {
+    /// A stream for `requested_model`, reported as the serving model if the upstream names none.
+    pub(crate) fn new(requested_model: &str) -> Self {
+        Self { requested_model: requested_model.to_owned(), started: false, finish: None, done: false }
+    }
+
+    /// `[DONE]` was received.
+    pub(crate) fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The finish reason seen so far.
+    pub(crate) fn finish_reason(&self) -> Option<FinishReason> {
+        self.finish
+    }
+
+    /// Handles one event's data, queueing the events it produces.
+    pub(crate) fn on_data(
+        &mut self,
+        data: &str,
+        out: &mut VecDeque<Result<ProviderEvent, ProviderError>>,
+    ) -> Result<(), ChunkError> {
+        if self.done {
+            return Ok(());
+        }
+        if data.trim() == "[DONE]" {
+            self.start(None, out);
+            self.done = true;
+            out.push_back(Ok(ProviderEvent::Finished(self.finish.unwrap_or(FinishReason::Stop))));
+            return Ok(());
+        }
+        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|_| ChunkError::Json)?;
+        if let Some(error) = chunk.error {
+            return Err(ChunkError::Upstream(error_message(&error)));
+        }
+        self.start(chunk.model.as_deref(), out);
+        if let Some(choice) = chunk.choices.0 {
+            if let Some(content) = choice.delta.and_then(|d| d.content).filter(|c| !c.is_empty()) {
+                out.push_back(Ok(ProviderEvent::Delta(content.into_owned())));
+            }
+            if let Some(reason) = choice.finish_reason {
+                self.finish =
+                    Some(if reason == "length" { FinishReason::Length } else { FinishReason::Stop });
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            out.push_back(Ok(ProviderEvent::Usage {
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+            }));
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, model: Option<&str>, out: &mut VecDeque<Result<ProviderEvent, ProviderError>>) {
+        if !self.started {
+            self.started = true;
+            let model = model.filter(|m| !m.is_empty()).unwrap_or(&self.requested_model);
+            out.push_back(Ok(ProviderEvent::Started { model: model.to_owned() }));
+        }
+    }
+}
+
+/// The message of an OpenAI-style error value (`{"message": …}` or a bare string).
+pub(crate) fn error_message(error: &serde_json::Value) -> String {
+    error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| error.as_str())
+        .unwrap_or("unknown error")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(payloads: &[&str]) -> (Vec<Result<ProviderEvent, ProviderError>>, Result<(), ChunkError>) {
+        let mut state = ChunkState::new("asked");
+        let mut out = VecDeque::new();
+        for payload in payloads {
+            if let Err(err) = state.on_data(payload, &mut out) {
+                return (out.into(), Err(err));
+            }
+        }
+        (out.into(), Ok(()))
+    }
+
+    #[test]
+    fn a_stream_becomes_started_deltas_usage_and_finished() {
+        let (events, result) = run(&[
+            r#"{"model":"served","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
+            r#"{"model":"served","choices":[{"delta":{"content":"Hel\"lo"},"finish_reason":null},{"delta":{}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"length"}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}"#,
+            "[DONE]",
+            r#"{"choices":[{"delta":{"content":"after done"}}]}"#,
+        ]);
+        assert_eq!(result, Ok(()));
+        let events: Vec<_> = events.into_iter().map(|e| e.expect("no errors")).collect();
+        assert_eq!(
+            events,
+            vec![
+                ProviderEvent::Started { model: "served".into() },
+                ProviderEvent::Delta("Hel\"lo".into()),
+                ProviderEvent::Usage { prompt_tokens: Some(3), completion_tokens: 2 },
+                ProviderEvent::Finished(FinishReason::Length),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_chunk_without_model_reports_the_requested_one() {
+        let (events, _) = run(&[r#"{"choices":null}"#]);
+        assert_eq!(events[0], Ok(ProviderEvent::Started { model: "asked".into() }));
+    }
+
+    #[test]
+    fn bad_json_and_error_objects_are_reported() {
+        assert_eq!(run(&["{not json"]).1, Err(ChunkError::Json));
+        let (_, result) = run(&[r#"{"error":{"message":"overloaded"}}"#]);
+        assert_eq!(result, Err(ChunkError::Upstream("overloaded".into())));
+    }
+}

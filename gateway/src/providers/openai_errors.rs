@@ -1,0 +1,239 @@
+//! Failed OpenAI-compatible requests → [`ProviderError`]s a person can act on.
+//!
+//! Messages name the provider and what to change; they never contain the key (upstream text is
+//! scrubbed of it, and a 401's upstream text, which often echoes part of the key, is not used).
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+
+use super::ProviderError;
+use super::openai_chunk::error_message;
+
+/// Where a provider's key comes from, for telling the person what to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KeyHint {
+    /// An environment variable named in `api_key_env`.
+    Env(String),
+    /// `api_key` in `flint.toml`.
+    ConfigFile,
+    /// No key is configured.
+    None,
+}
+
+/// Largest error body read from an upstream.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+/// Longest upstream message passed on.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// Replaces the key, if it occurs in `text`, so an upstream echoing it cannot leak it.
+pub(crate) fn scrub(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(key) if key.len() >= 4 && text.contains(key) => text.replace(key, "[redacted]"),
+        _ => text.to_owned(),
+    }
+}
+
+/// The request never got an answer.
+pub(crate) fn connect_error(name: &str, err: &reqwest::Error) -> ProviderError {
+    let host = err.url().and_then(|u| {
+        u.host_str().map(|h| match u.port() {
+            Some(port) => format!("{h}:{port}"),
+            None => h.to_owned(),
+        })
+    });
+    let at = host.map(|h| format!(" at {h}")).unwrap_or_default();
+    tracing::warn!(provider = name, error = %describe(err), "request failed");
+    let message = if err.is_timeout() {
+        format!("{name}{at} did not answer in time")
+    } else if err.is_connect() {
+        format!("could not connect to {name}{at}; is it running and is base_url right?")
+    } else {
+        format!("the request to {name}{at} failed before an answer came")
+    };
+    ProviderError::Unavailable(message)
+}
+
+/// The error and its causes, without the URL (which could carry credentials in a query), for logs.
+pub(crate) fn describe(err: &reqwest::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    match err.url() {
+        Some(url) => text.replace(url.as_str(), "<url>"),
+        None => text,
+    }
+}
+
+/// A non-success status, with the upstream's short message where it sent JSON.
+pub(crate) async fn status_error(
+    name: &str,
+    model: &str,
+    hint: &KeyHint,
+    key: Option<&str>,
+    mut response: reqwest::Response,
+) -> ProviderError {
+    let status = response.status();
+    let retry_after = retry_after(response.headers(), SystemTime::now());
+    let mut body = Vec::new();
+    while body.len() < MAX_ERROR_BODY {
+        match response.chunk().await {
+            Ok(Some(bytes)) => body.extend_from_slice(&bytes),
+            _ => break,
+        }
+    }
+    let upstream = upstream_message(&body).map(|m| scrub(&m, key));
+    tracing::warn!(provider = name, %status, message = upstream.as_deref().unwrap_or(""), "upstream refused");
+    classify(name, model, hint, status, upstream, retry_after)
+}
+
+/// The mapping itself, apart from I/O so it can be tested.
+pub(crate) fn classify(
+    name: &str,
+    model: &str,
+    hint: &KeyHint,
+    status: StatusCode,
+    upstream: Option<String>,
+    retry_after: Option<Duration>,
+) -> ProviderError {
+    let detail = upstream.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
+    match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+            let check = match hint {
+                KeyHint::Env(var) => format!("check {var}"),
+                KeyHint::ConfigFile => "check api_key in flint.toml".to_owned(),
+                KeyHint::None => "set api_key_env in flint.toml (no key is configured)".to_owned(),
+            };
+            ProviderError::Unauthorized(format!("the provider rejected the API key for {name}; {check}"))
+        }
+        StatusCode::NOT_FOUND => {
+            ProviderError::UnknownModel(format!("{name} does not know the model {model}{detail}"))
+        }
+        StatusCode::TOO_MANY_REQUESTS => {
+            let wait =
+                retry_after.map(|d| format!("; retry in {} s", d.as_secs_f64().ceil())).unwrap_or_default();
+            ProviderError::RateLimited {
+                message: format!("{name} is rate limiting requests{wait}"),
+                retry_after,
+            }
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            ProviderError::PromptTooLarge(format!("the prompt is too large for {name}{detail}"))
+        }
+        StatusCode::BAD_REQUEST if upstream.as_deref().is_some_and(mentions_context_length) => {
+            ProviderError::PromptTooLarge(format!("the prompt does not fit {model}'s context{detail}"))
+        }
+        _ => ProviderError::Unavailable(format!("{name} answered {status}{detail}")),
+    }
+}
+
+fn mentions_context_length(message: &str) -> bool {
+    let message = message.to_ascii_lowercase();
+    [
+        "context length",
+        "context_length",
+        "context window",
+        "maximum context",
+        "prompt is too long",
+        "too many tokens",
+    ]
+    .iter()
+    .any(|needle| message.contains(needle))
+}
+
+/// The upstream's error message from a JSON body (`{"error": {"message"}}`, `{"error": "…"}`,
+/// `{"message"}` or `{"detail"}`), on one line and shortened.
+pub(crate) fn upstream_message(body: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let message = match (value.get("error"), value.get("message"), value.get("detail")) {
+        (Some(error), _, _) => error_message(error),
+        (None, Some(serde_json::Value::String(m)), _) | (None, None, Some(serde_json::Value::String(m))) => {
+            m.clone()
+        }
+        _ => return None,
+    };
+    let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut short: String = one_line.chars().take(MAX_MESSAGE_CHARS).collect();
+    if short.len() < one_line.len() {
+        short.push('…');
+    }
+    (!short.is_empty()).then_some(short)
+}
+
+/// `retry-after-ms`, or `retry-after` in seconds or as an HTTP date.
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    if let Some(ms) = headers.get("retry-after-ms").and_then(|v| v.to_str().ok()?.trim().parse::<f64>().ok())
+    {
+        return (ms.is_finite() && ms >= 0.0).then(|| Duration::from_secs_f64(ms / 1000.0));
+    }
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_hint() -> KeyHint {
+        KeyHint::Env("CEREBRAS_API_KEY".into())
+    }
+
+    #[test]
+    fn statuses_map_to_errors_a_person_can_act_on() {
+        let err = classify("cerebras", "m", &env_hint(), StatusCode::UNAUTHORIZED, Some("sk-1".into()), None);
+        assert_eq!(
+            err,
+            ProviderError::Unauthorized(
+                "the provider rejected the API key for cerebras; check CEREBRAS_API_KEY".into()
+            )
+        );
+        let err = classify("groq", "m", &env_hint(), StatusCode::NOT_FOUND, None, None);
+        assert!(matches!(err, ProviderError::UnknownModel(_)), "{err:?}");
+        let ctx = Some("This model's maximum context length is 8192 tokens".to_owned());
+        let err = classify("groq", "m", &env_hint(), StatusCode::BAD_REQUEST, ctx, None);
+        assert!(matches!(err, ProviderError::PromptTooLarge(_)), "{err:?}");
+        let err = classify("groq", "m", &env_hint(), StatusCode::BAD_REQUEST, Some("bad top_p".into()), None);
+        assert_eq!(err, ProviderError::Unavailable("groq answered 400 Bad Request: bad top_p".into()));
+        let wait = Some(Duration::from_secs(7));
+        let err = classify("groq", "m", &env_hint(), StatusCode::TOO_MANY_REQUESTS, None, wait);
+        assert_eq!(err.retry_after(), wait);
+        assert!(err.to_string().contains("retry in 7 s"), "{err}");
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_dates_and_milliseconds() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, "7".parse().expect("header"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(7)));
+        let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
+        headers.insert(RETRY_AFTER, later.parse().expect("header"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(30)));
+        headers.insert("retry-after-ms", "1500".parse().expect("header"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(1500)));
+        assert_eq!(retry_after(&HeaderMap::new(), now), None);
+    }
+
+    #[test]
+    fn upstream_messages_are_short_single_lines_without_the_key() {
+        let body = br#"{"error":{"message":"Invalid key sk-secret-123\nsee docs","type":"x"}}"#;
+        let message = upstream_message(body).expect("a message");
+        assert_eq!(scrub(&message, Some("sk-secret-123")), "Invalid key [redacted] see docs");
+        assert_eq!(upstream_message(br#"{"detail":"Not Found"}"#).as_deref(), Some("Not Found"));
+        assert_eq!(upstream_message(b"<html>oops</html>"), None);
+        let long = format!(r#"{{"error":"{}"}}"#, "x".repeat(1000));
+        assert_eq!(
+            upstream_message(long.as_bytes()).expect("message").chars().count(),
+            MAX_MESSAGE_CHARS + 1
+        );
+    }
+}

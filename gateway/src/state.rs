@@ -1,0 +1,79 @@
+//! What every request handler shares: the providers, the limits, the shutdown signal.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use flint_protocol::ModelList;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{Config, ServerConfig};
+use crate::models;
+use crate::providers::{self, Provider};
+
+/// Shared state of the gateway; cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+struct Inner {
+    providers: Vec<Arc<dyn Provider>>,
+    server: ServerConfig,
+    default_model: Option<String>,
+    shutdown: CancellationToken,
+    next_connection: AtomicU64,
+}
+
+impl AppState {
+    /// State for `config` served by `providers` (in `/api/models` order).
+    pub fn new(config: &Config, providers: Vec<Arc<dyn Provider>>) -> Self {
+        Self(Arc::new(Inner {
+            providers,
+            server: config.server.clone(),
+            default_model: config.default_model.clone(),
+            shutdown: CancellationToken::new(),
+            next_connection: AtomicU64::new(1),
+        }))
+    }
+
+    /// State with the providers `config` describes; `env` looks up keys (`api_key_env`).
+    pub fn from_config(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        Self::new(config, providers::build_all(config, env))
+    }
+
+    /// Cancel it to close every WebSocket (and with it every stream).
+    pub fn shutdown(&self) -> &CancellationToken {
+        &self.0.shutdown
+    }
+
+    /// Listening address, limits and the app folder.
+    pub fn limits(&self) -> &ServerConfig {
+        &self.0.server
+    }
+
+    /// The built app's folder.
+    pub fn dist(&self) -> &Path {
+        &self.0.server.dist
+    }
+
+    /// The configured providers.
+    pub fn providers(&self) -> &[Arc<dyn Provider>] {
+        &self.0.providers
+    }
+
+    /// A fresh connection id, for logs.
+    pub(crate) fn next_connection_id(&self) -> u64 {
+        self.0.next_connection.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The provider serving model id `provider/model`, and the model's name at the provider.
+    pub(crate) fn find_model(&self, id: &str) -> Option<(Arc<dyn Provider>, String)> {
+        let (name, model) = id.split_once('/')?;
+        let provider = self.0.providers.iter().find(|p| p.name() == name)?;
+        provider.models().iter().any(|m| m.model == model).then(|| (provider.clone(), model.to_owned()))
+    }
+
+    /// The body of `GET /api/models`.
+    pub fn model_list(&self) -> ModelList {
+        models::model_list(&self.0.providers, self.0.default_model.as_deref())
+    }
+}

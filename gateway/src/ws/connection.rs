@@ -1,0 +1,251 @@
+//! The connection loop: one `select!` over client frames, stream frames, the keep-alive timer and
+//! shutdown.
+
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::ws::{Message, Utf8Bytes};
+use flint_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId};
+use futures::{Sink, SinkExt, Stream, StreamExt};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio::task::{self, JoinSet};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::instrument;
+
+use super::frames::{self, Outgoing};
+use super::stream::{self, StreamJob};
+use crate::AppState;
+use crate::providers::GenRequest;
+
+/// How often an idle connection is pinged, so proxies do not close it.
+const KEEPALIVE: Duration = Duration::from_secs(20);
+/// Frames waiting between the stream tasks and the socket; tasks wait when it is full.
+const OUTGOING_CAPACITY: usize = 256;
+
+/// A running stream as the connection sees it.
+struct Running {
+    cancel: CancellationToken,
+    task: task::Id,
+}
+
+struct Connection<S> {
+    sink: S,
+    state: AppState,
+    conn: u64,
+    running: HashMap<StreamId, Running>,
+    tasks: JoinSet<StreamId>,
+    out: mpsc::Sender<Outgoing>,
+}
+
+/// The socket failed or closed; the connection is over.
+struct Closed;
+
+/// Serves one WebSocket connection until the client leaves or the gateway shuts down.
+///
+/// Sends `Hello` first; a client that asked for another `protocol` version gets an
+/// `unsupported_version` error and the socket is closed. When the connection ends, all its streams
+/// are cancelled.
+#[instrument(skip_all, fields(conn, stream))]
+pub async fn serve_socket<S, R, E>(
+    sink: S,
+    mut incoming: R,
+    state: AppState,
+    conn: u64,
+    protocol: Option<&str>,
+) where
+    S: Sink<Message> + Unpin,
+    S::Error: Display,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+    E: Display,
+{
+    tracing::Span::current().record("conn", conn);
+    let (out, mut from_streams) = mpsc::channel(OUTGOING_CAPACITY);
+    let mut c = Connection { sink, state, conn, running: HashMap::new(), tasks: JoinSet::new(), out };
+    tracing::info!("connected");
+    let hello =
+        ServerMessage::Hello { protocol: PROTOCOL_VERSION, gateway: env!("CARGO_PKG_VERSION").to_owned() };
+    if c.send(frames::encode(&hello)).await.is_err() {
+        return;
+    }
+    if let Some(asked) = protocol.filter(|p| p.trim() != PROTOCOL_VERSION.to_string()) {
+        let message = format!(
+            "this gateway speaks protocol {PROTOCOL_VERSION}, the page asked for {asked}; reload the page"
+        );
+        let _ = c.send(frames::error(None, ErrorCode::UnsupportedVersion, message)).await;
+        let _ = c.sink.close().await;
+        return;
+    }
+    let shutdown = c.state.shutdown().clone();
+    let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);
+    loop {
+        let step = tokio::select! {
+            biased;
+            () = shutdown.cancelled() => Err(Closed),
+            Some(first) = from_streams.recv() => c.forward(first, &mut from_streams).await,
+            frame = incoming.next() => match frame {
+                Some(Ok(message)) => c.on_message(message).await,
+                Some(Err(err)) => {
+                    tracing::debug!(error = %err, "socket read failed");
+                    Err(Closed)
+                }
+                None => Err(Closed),
+            },
+            Some(joined) = c.tasks.join_next_with_id(), if !c.tasks.is_empty() => c.reap(joined).await,
+            _ = keepalive.tick() => c.sink.send(Message::Ping(Bytes::new())).await.map_err(|_| Closed),
+        };
+        if step.is_err() {
+            break;
+        }
+    }
+    for running in c.running.values() {
+        running.cancel.cancel();
+    }
+    // Aborting drops every provider stream, which closes the upstream requests.
+    c.tasks.shutdown().await;
+    let _ = c.sink.close().await;
+    tracing::info!("disconnected");
+}
+
+impl<S> Connection<S>
+where
+    S: Sink<Message> + Unpin,
+    S::Error: Display,
+{
+    async fn send(&mut self, frame: Utf8Bytes) -> Result<(), Closed> {
+        self.sink.send(Message::Text(frame)).await.map_err(|err| {
+            tracing::debug!(error = %err, "socket write failed");
+            Closed
+        })
+    }
+
+    /// Sends a stream frame and any others already waiting, then flushes once.
+    async fn forward(&mut self, first: Outgoing, queue: &mut mpsc::Receiver<Outgoing>) -> Result<(), Closed> {
+        let mut next = Some(first);
+        let mut batch = 0;
+        while let Some(outgoing) = next {
+            if outgoing.last {
+                self.running.remove(&outgoing.stream);
+            }
+            self.sink.feed(Message::Text(outgoing.frame)).await.map_err(|_| Closed)?;
+            batch += 1;
+            next = if batch < 64 { queue.try_recv().ok() } else { None };
+        }
+        self.sink.flush().await.map_err(|_| Closed)
+    }
+
+    async fn on_message(&mut self, message: Message) -> Result<(), Closed> {
+        match message {
+            Message::Text(text) => self.on_text(text, Instant::now()).await,
+            Message::Binary(_) => {
+                self.send(frames::error(
+                    None,
+                    ErrorCode::BadFrame,
+                    "binary frames are not used; send JSON text",
+                ))
+                .await
+            }
+            Message::Close(_) => Err(Closed),
+            Message::Ping(_) | Message::Pong(_) => Ok(()),
+        }
+    }
+
+    async fn on_text(&mut self, text: Utf8Bytes, received_at: Instant) -> Result<(), Closed> {
+        let limit = self.state.limits().max_frame_bytes;
+        if text.len() > limit {
+            let message = format!(
+                "the request is {} bytes; this gateway accepts at most {limit} (server.max_frame_bytes)",
+                text.len()
+            );
+            return self.send(frames::error(stream_of(&text), ErrorCode::PromptTooLarge, message)).await;
+        }
+        match serde_json::from_str::<ClientMessage>(&text) {
+            Ok(ClientMessage::Start(start)) => self.start(start, received_at).await,
+            Ok(ClientMessage::Cancel { stream }) => {
+                // A stream that already ended has nothing to cancel; its Done or Error is on its way.
+                if let Some(running) = self.running.get(&stream) {
+                    running.cancel.cancel();
+                }
+                Ok(())
+            }
+            Ok(ClientMessage::Ping { nonce }) => {
+                self.send(frames::encode(&ServerMessage::Pong { nonce })).await
+            }
+            Err(err) => {
+                let what = if err.is_data() { "is not a known message" } else { "is not valid JSON" };
+                self.send(frames::error(None, ErrorCode::BadFrame, format!("the frame {what}: {err}"))).await
+            }
+        }
+    }
+
+    async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
+        let id = start.stream;
+        let limits = self.state.limits();
+        if self.running.contains_key(&id) {
+            let message = format!("stream {id} is already running on this connection; use a new id");
+            return self.send(frames::error(None, ErrorCode::DuplicateStream, message)).await;
+        }
+        if self.running.len() >= limits.max_streams_per_connection {
+            let message = format!(
+                "this connection already runs {} streams (server.max_streams_per_connection); cancel one or wait",
+                self.running.len()
+            );
+            return self.send(frames::error(Some(id), ErrorCode::TooManyStreams, message)).await;
+        }
+        let Some((provider, model)) = self.state.find_model(&start.model) else {
+            let message = format!(
+                "no configured provider offers the model {:?}; /api/models lists the ones that are",
+                start.model
+            );
+            return self.send(frames::error(Some(id), ErrorCode::UnknownModel, message)).await;
+        };
+        let mut params = start.params;
+        params.max_tokens = Some(params.max_tokens.unwrap_or(limits.max_tokens).min(limits.max_tokens));
+        tracing::info!(stream = id, model = %start.model, "stream start");
+        let cancel = CancellationToken::new();
+        let job = StreamJob {
+            conn: self.conn,
+            id,
+            provider,
+            request: GenRequest { model, messages: start.messages, params },
+            received_at,
+            cancel: cancel.clone(),
+            out: self.out.clone(),
+        };
+        let handle = self.tasks.spawn(stream::run(job));
+        self.running.insert(id, Running { cancel, task: handle.id() });
+        Ok(())
+    }
+
+    /// A stream task ended. Normally its last frame already removed it; a task that panicked did
+    /// not, and its client is told.
+    async fn reap(&mut self, joined: Result<(task::Id, StreamId), task::JoinError>) -> Result<(), Closed> {
+        let task = match &joined {
+            Ok((task, _)) => *task,
+            Err(err) => err.id(),
+        };
+        let Some(id) = self.running.iter().find(|(_, r)| r.task == task).map(|(id, _)| *id) else {
+            return Ok(());
+        };
+        self.running.remove(&id);
+        if let Err(err) = joined {
+            tracing::error!(stream = id, error = %err, "stream task failed");
+            let message = "a bug in the gateway ended this stream; details are in its log";
+            return self.send(frames::error(Some(id), ErrorCode::Internal, message)).await;
+        }
+        Ok(())
+    }
+}
+
+/// The `stream` field of an oversized frame, read without building the rest.
+fn stream_of(text: &str) -> Option<StreamId> {
+    // Unknown fields are skipped without being built, so this costs one pass over the text.
+    #[derive(Deserialize)]
+    struct StreamOnly {
+        stream: Option<StreamId>,
+    }
+    serde_json::from_str::<StreamOnly>(text).ok()?.stream
+}

@@ -1,0 +1,48 @@
+//! `GET /ws`: one WebSocket per browser tab, many generations multiplexed over it.
+//!
+//! [`serve_socket`] is the connection: generic over any `Sink`/`Stream` of messages so unit tests
+//! drive it with channels. Each generation runs in its own task ([`stream::run`]) that sends
+//! ready-serialised frames back over an mpsc channel.
+
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{Query, State};
+use axum::response::Response;
+use futures::StreamExt;
+use serde::Deserialize;
+
+use crate::AppState;
+
+mod coalesce;
+mod connection;
+mod frames;
+mod stream;
+#[cfg(test)]
+mod tests;
+
+pub use coalesce::FRAME_INTERVAL;
+pub use connection::serve_socket;
+
+/// Query parameters of `GET /ws`.
+#[derive(Debug, Deserialize)]
+pub struct WsParams {
+    /// The protocol version the client was built for; a mismatch is answered and closed.
+    #[serde(default)]
+    pub protocol: Option<String>,
+}
+
+/// Upgrades to a WebSocket and serves it.
+pub async fn handler(
+    ws: WebSocketUpgrade,
+    Query(params): Query<WsParams>,
+    State(state): State<AppState>,
+) -> Response {
+    // The socket's own limit is generous; frames between `max_frame_bytes` and this are answered
+    // with `prompt_too_large` instead of killing the connection.
+    let hard_limit = state.limits().max_frame_bytes.saturating_mul(2).max(1 << 20);
+    let conn = state.next_connection_id();
+    let protocol = params.protocol;
+    ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
+        let (sink, incoming) = socket.split();
+        serve_socket(sink, incoming, state, conn, protocol.as_deref()).await;
+    })
+}

@@ -1,0 +1,205 @@
+//! One generation: reads a provider's events, coalesces the text, sends frames to the connection.
+
+use std::sync::Arc;
+
+use flint_protocol::{ErrorCode, FinishReason, ServerMessage, StreamId, StreamMetrics, Usage};
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::instrument;
+
+use super::coalesce::{Coalescer, FRAME_INTERVAL};
+use super::frames::{self, Outgoing};
+use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent};
+
+/// Everything a stream task needs.
+pub(crate) struct StreamJob {
+    /// Connection id, for logs.
+    pub conn: u64,
+    /// The client's stream id.
+    pub id: StreamId,
+    /// Who serves it.
+    pub provider: Arc<dyn Provider>,
+    /// What to generate.
+    pub request: GenRequest,
+    /// When the gateway received the `Start` frame.
+    pub received_at: Instant,
+    /// Cancelled by `Cancel` or when the socket closes.
+    pub cancel: CancellationToken,
+    /// Frames to the connection loop.
+    pub out: mpsc::Sender<Outgoing>,
+}
+
+/// The frames of one stream and what they report at the end.
+struct Frames {
+    id: StreamId,
+    provider: String,
+    requested_model: String,
+    out: mpsc::Sender<Outgoing>,
+    coalescer: Coalescer,
+    seq: u32,
+    started: bool,
+    chunks: u32,
+    usage: Option<Usage>,
+    received_at: Instant,
+    first_text_at: Option<Instant>,
+}
+
+/// The connection loop went away; the stream has no one to report to.
+struct Gone;
+
+/// Runs the stream to its end; returns its id.
+#[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
+pub(crate) async fn run(job: StreamJob) -> StreamId {
+    let StreamJob { id, provider, request, received_at, cancel, out, .. } = job;
+    let mut frames = Frames {
+        id,
+        provider: provider.name().to_owned(),
+        requested_model: request.model.clone(),
+        out,
+        coalescer: Coalescer::new(FRAME_INTERVAL),
+        seq: 0,
+        started: false,
+        chunks: 0,
+        usage: None,
+        received_at,
+        first_text_at: None,
+    };
+    let mut upstream = provider.stream(request);
+    let cancelled = cancel.cancelled();
+    tokio::pin!(cancelled);
+    let timer = tokio::time::sleep_until(Instant::now());
+    tokio::pin!(timer);
+    let mut armed = false;
+    let result: Result<(), Gone> = loop {
+        tokio::select! {
+            biased;
+            () = &mut cancelled => {
+                // Dropping the provider stream closes the upstream request now, not after a flush.
+                drop(upstream);
+                break frames.done(FinishReason::Cancelled).await;
+            }
+            item = upstream.next() => match item {
+                Some(Ok(ProviderEvent::Delta(text))) => {
+                    let now = Instant::now();
+                    frames.chunks += 1;
+                    if frames.coalescer.push(&text, now) {
+                        armed = false;
+                        if let Err(gone) = frames.flush(now).await {
+                            break Err(gone);
+                        }
+                    } else if !armed && let Some(deadline) = frames.coalescer.deadline() {
+                        timer.as_mut().reset(deadline);
+                        armed = true;
+                    }
+                }
+                Some(Ok(ProviderEvent::Started { model })) => {
+                    if let Err(gone) = frames.start(model).await {
+                        break Err(gone);
+                    }
+                }
+                Some(Ok(ProviderEvent::Usage { prompt_tokens, completion_tokens })) => {
+                    frames.usage = Some(Usage { prompt_tokens, completion_tokens });
+                }
+                Some(Ok(ProviderEvent::Finished(reason))) => {
+                    drop(upstream);
+                    break frames.done(reason).await;
+                }
+                Some(Err(err)) => break frames.fail(err).await,
+                None => {
+                    let message = format!("{} ended the stream without finishing", frames.provider);
+                    break frames.fail(ProviderError::Interrupted(message)).await;
+                }
+            },
+            () = &mut timer, if armed => {
+                armed = false;
+                if let Err(gone) = frames.flush(Instant::now()).await {
+                    break Err(gone);
+                }
+            }
+        }
+    };
+    if result.is_err() {
+        tracing::debug!("connection closed before the stream ended");
+    }
+    id
+}
+
+impl Frames {
+    async fn send(&self, frame: axum::extract::ws::Utf8Bytes, last: bool) -> Result<(), Gone> {
+        self.out.send(Outgoing { stream: self.id, frame, last }).await.map_err(|_| Gone)
+    }
+
+    async fn start(&mut self, model: String) -> Result<(), Gone> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        let frame = frames::encode(&ServerMessage::Started {
+            stream: self.id,
+            provider: self.provider.clone(),
+            model,
+        });
+        self.send(frame, false).await
+    }
+
+    /// Sends the pending text, if any, as one delta frame.
+    async fn flush(&mut self, now: Instant) -> Result<(), Gone> {
+        if !self.coalescer.has_pending() {
+            return Ok(());
+        }
+        if !self.started {
+            self.start(self.requested_model.clone()).await?;
+        }
+        let (id, seq) = (self.id, self.seq);
+        let Some(frame) = self.coalescer.flush(now, |text| frames::delta(id, seq, text)) else {
+            return Ok(());
+        };
+        self.first_text_at.get_or_insert(now);
+        self.seq += 1;
+        self.send(frame, false).await
+    }
+
+    async fn done(&mut self, finish: FinishReason) -> Result<(), Gone> {
+        self.flush(Instant::now()).await?;
+        let now = Instant::now();
+        let usage = self.usage.unwrap_or(Usage { prompt_tokens: None, completion_tokens: self.chunks });
+        let metrics = self.metrics(now, usage.completion_tokens);
+        tracing::info!(
+            finish = ?finish,
+            tokens = usage.completion_tokens,
+            ttft_ms = metrics.ttft_ms,
+            total_ms = metrics.total_ms,
+            "stream done"
+        );
+        let frame = frames::encode(&ServerMessage::Done { stream: self.id, finish, usage, metrics });
+        self.send(frame, true).await
+    }
+
+    /// Reports `err` after the text received before it.
+    async fn fail(&mut self, err: ProviderError) -> Result<(), Gone> {
+        self.flush(Instant::now()).await?;
+        let code: ErrorCode = err.code();
+        tracing::info!(?code, message = %err, "stream failed");
+        let retry_after_ms = err.retry_after().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let frame = frames::encode(&ServerMessage::Error {
+            stream: Some(self.id),
+            code,
+            message: err.to_string(),
+            retry_after_ms,
+        });
+        self.send(frame, true).await
+    }
+
+    fn metrics(&self, now: Instant, tokens: u32) -> StreamMetrics {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        let total_ms = ms(now - self.received_at);
+        let Some(first) = self.first_text_at else {
+            return StreamMetrics { ttft_ms: 0.0, total_ms, tokens_per_s: 0.0 };
+        };
+        let generating = (now - first).as_secs_f64();
+        let tokens_per_s = if generating > 0.0 { f64::from(tokens) / generating } else { 0.0 };
+        StreamMetrics { ttft_ms: ms(first - self.received_at), total_ms, tokens_per_s }
+    }
+}

@@ -1,0 +1,330 @@
+//! The connection loop driven through channels, with a scripted in-memory provider.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::ws::Message;
+use flint_protocol::{ErrorCode, FinishReason, GenParams, ModelInfo, ServerMessage};
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures::{StreamExt, stream};
+use tokio::task::JoinHandle;
+
+use super::serve_socket;
+use crate::AppState;
+use crate::config::{Config, ServerConfig};
+use crate::providers::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+
+/// Answers by model name; counts dropped streams so tests can see cancels reach the provider.
+#[derive(Default)]
+struct Fake {
+    dropped: Arc<AtomicUsize>,
+    params: Arc<Mutex<Vec<GenParams>>>,
+}
+
+/// Counts a drop of the stream that owns it.
+struct DropCounter(Arc<AtomicUsize>);
+
+impl Drop for DropCounter {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl Provider for Fake {
+    fn name(&self) -> &str {
+        "fake"
+    }
+
+    fn models(&self) -> Vec<ModelInfo> {
+        ["echo", "burst", "paced", "hang", "fail"]
+            .iter()
+            .map(|m| ModelInfo {
+                id: format!("fake/{m}"),
+                provider: "fake".into(),
+                model: (*m).into(),
+                label: (*m).into(),
+                context_window: 1000,
+                available: true,
+                problem: None,
+            })
+            .collect()
+    }
+
+    fn stream(&self, request: GenRequest) -> EventStream {
+        self.params.lock().expect("not poisoned").push(request.params.clone());
+        let guard = DropCounter(self.dropped.clone());
+        let started = Ok(ProviderEvent::Started { model: format!("{}-served", request.model) });
+        let delta = |t: &str| Ok(ProviderEvent::Delta(t.to_owned()));
+        let finished = Ok(ProviderEvent::Finished(FinishReason::Stop));
+        let events: EventStream = match request.model.as_str() {
+            "echo" => Box::pin(stream::iter(vec![started, delta("Hel"), delta("lo"), finished])),
+            "burst" => {
+                let tokens: Vec<_> = (0..100).map(|i| delta(&format!("t{i} "))).collect();
+                Box::pin(stream::iter(std::iter::once(started).chain(tokens).chain([finished])))
+            }
+            "paced" => {
+                let tokens: Vec<_> = (0..10).map(|_| delta("x")).collect();
+                let paced = stream::iter(tokens).then(|event| async move {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    event
+                });
+                Box::pin(stream::iter([started]).chain(paced).chain(stream::iter([finished])))
+            }
+            "fail" => Box::pin(stream::iter(vec![
+                started,
+                delta("partial"),
+                Err(ProviderError::Interrupted("fake broke".into())),
+            ])),
+            _ => Box::pin(stream::iter([started]).chain(stream::pending())),
+        };
+        Box::pin(events.map(move |event| {
+            let _owned_by_the_stream = &guard;
+            event
+        }))
+    }
+}
+
+struct Client {
+    to_gateway: UnboundedSender<Result<Message, Infallible>>,
+    from_gateway: UnboundedReceiver<Message>,
+    connection: JoinHandle<()>,
+    fake: Arc<Fake>,
+}
+
+fn connect_with(server: ServerConfig, protocol: Option<&'static str>) -> Client {
+    let fake = Arc::new(Fake::default());
+    let config = Config { server, ..Config::default() };
+    let state = AppState::new(&config, vec![fake.clone() as Arc<dyn Provider>]);
+    let (to_gateway, incoming) = unbounded();
+    let (sink, from_gateway) = unbounded();
+    let connection = tokio::spawn(async move { serve_socket(sink, incoming, state, 1, protocol).await });
+    Client { to_gateway, from_gateway, connection, fake }
+}
+
+fn connect() -> Client {
+    connect_with(ServerConfig::default(), None)
+}
+
+impl Client {
+    fn send(&self, json: &str) {
+        self.to_gateway.unbounded_send(Ok(Message::Text(json.into()))).expect("connection is open");
+    }
+
+    fn start(&self, stream: u32, model: &str) {
+        self.send(&format!(r#"{{"type":"start","stream":{stream},"model":"fake/{model}","messages":[]}}"#));
+    }
+
+    async fn next(&mut self) -> ServerMessage {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(5), self.from_gateway.next())
+                .await
+                .expect("a frame within 5 s")
+                .expect("connection still open");
+            match message {
+                Message::Text(text) => return serde_json::from_str(&text).expect("gateway frames are valid"),
+                Message::Ping(_) | Message::Pong(_) => {}
+                other => panic!("unexpected frame {other:?}"),
+            }
+        }
+    }
+
+    /// Frames up to and including the first `Done` or `Error` of `stream`.
+    async fn until_end(&mut self, stream: u32) -> Vec<ServerMessage> {
+        let mut frames = Vec::new();
+        loop {
+            let frame = self.next().await;
+            let end = matches!(&frame, ServerMessage::Done { stream: s, .. } | ServerMessage::Error { stream: Some(s), .. } if *s == stream);
+            frames.push(frame);
+            if end {
+                return frames;
+            }
+        }
+    }
+
+    async fn hello(&mut self) {
+        assert!(
+            matches!(self.next().await, ServerMessage::Hello { protocol: 1, .. }),
+            "Hello must come first"
+        );
+    }
+}
+
+fn text_of(frames: &[ServerMessage]) -> (String, Vec<u32>) {
+    let mut text = String::new();
+    let mut seqs = Vec::new();
+    for frame in frames {
+        if let ServerMessage::Delta { text: t, seq, .. } = frame {
+            text.push_str(t);
+            seqs.push(*seq);
+        }
+    }
+    (text, seqs)
+}
+
+fn error_code(frame: &ServerMessage) -> Option<(Option<u32>, ErrorCode)> {
+    match frame {
+        ServerMessage::Error { stream, code, .. } => Some((*stream, *code)),
+        _ => None,
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_is_started_streamed_and_done_in_order() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "echo");
+    let frames = c.until_end(1).await;
+    assert!(
+        matches!(&frames[0], ServerMessage::Started { stream: 1, provider, model } if provider == "fake" && model == "echo-served"),
+        "{frames:?}"
+    );
+    assert_eq!(text_of(&frames).0, "Hello");
+    let Some(ServerMessage::Done { finish, usage, metrics, .. }) = frames.last() else {
+        panic!("{frames:?}")
+    };
+    assert_eq!(*finish, FinishReason::Stop);
+    assert_eq!(usage.completion_tokens, 2, "without upstream usage, chunks are counted");
+    assert!(metrics.total_ms >= metrics.ttft_ms);
+}
+
+#[tokio::test(start_paused = true)]
+async fn fast_tokens_are_coalesced_but_the_first_goes_out_alone() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "burst");
+    let frames = c.until_end(1).await;
+    let (text, seqs) = text_of(&frames);
+    assert_eq!(text, (0..100).map(|i| format!("t{i} ")).collect::<String>());
+    assert_eq!(seqs, [0, 1], "first token alone, the other 99 in one frame");
+}
+
+#[tokio::test(start_paused = true)]
+async fn paced_tokens_go_out_about_once_per_frame() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "paced");
+    let frames = c.until_end(1).await;
+    let (text, seqs) = text_of(&frames);
+    assert_eq!(text, "x".repeat(10));
+    // 10 tokens 5 ms apart span 45 ms: the first alone, then about one frame per 16 ms.
+    assert!((3..=5).contains(&seqs.len()), "{seqs:?}");
+    assert_eq!(seqs, (0..seqs.len() as u32).collect::<Vec<_>>(), "seq counts delta frames");
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancel_answers_done_cancelled_and_drops_the_provider_stream() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(4, "hang");
+    assert!(matches!(c.next().await, ServerMessage::Started { stream: 4, .. }));
+    c.send(r#"{"type":"cancel","stream":4}"#);
+    let frames = c.until_end(4).await;
+    assert!(
+        matches!(frames.last(), Some(ServerMessage::Done { finish: FinishReason::Cancelled, .. })),
+        "{frames:?}"
+    );
+    assert_eq!(c.fake.dropped.load(Ordering::SeqCst), 1, "the provider stream must be dropped");
+}
+
+#[tokio::test(start_paused = true)]
+async fn bad_frames_are_answered_and_the_connection_carries_on() {
+    let mut c = connect();
+    c.hello().await;
+    c.send("{not json");
+    let frame = c.next().await;
+    assert_eq!(error_code(&frame), Some((None, ErrorCode::BadFrame)), "malformed JSON: {frame:?}");
+    c.send(r#"{"type":"explode"}"#);
+    let frame = c.next().await;
+    let ServerMessage::Error { message, .. } = &frame else { panic!("{frame:?}") };
+    assert!(message.contains("explode"), "the message names the unknown type: {message}");
+    c.to_gateway.unbounded_send(Ok(Message::Binary(Bytes::from_static(b"\x01")))).expect("open");
+    assert_eq!(error_code(&c.next().await), Some((None, ErrorCode::BadFrame)), "binary frame");
+    c.send(r#"{"type":"ping","nonce":42}"#);
+    assert_eq!(c.next().await, ServerMessage::Pong { nonce: 42 });
+}
+
+#[tokio::test(start_paused = true)]
+async fn stream_limits_are_enforced() {
+    let server =
+        ServerConfig { max_streams_per_connection: 2, max_frame_bytes: 300, ..ServerConfig::default() };
+    let mut c = connect_with(server, None);
+    c.hello().await;
+    c.start(1, "hang");
+    c.start(2, "hang");
+    assert!(matches!(c.next().await, ServerMessage::Started { .. }));
+    assert!(matches!(c.next().await, ServerMessage::Started { .. }));
+    c.start(1, "hang");
+    assert_eq!(error_code(&c.next().await), Some((None, ErrorCode::DuplicateStream)));
+    c.start(3, "hang");
+    assert_eq!(error_code(&c.next().await), Some((Some(3), ErrorCode::TooManyStreams)));
+    c.start(5, "nope");
+    assert_eq!(
+        error_code(&c.next().await),
+        Some((Some(5), ErrorCode::TooManyStreams)),
+        "limit checked first"
+    );
+    let big = format!(
+        r#"{{"type":"start","stream":9,"model":"fake/echo","messages":[{{"role":"user","content":"{}"}}]}}"#,
+        "a".repeat(400)
+    );
+    c.send(&big);
+    assert_eq!(error_code(&c.next().await), Some((Some(9), ErrorCode::PromptTooLarge)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn unknown_models_are_refused_by_name() {
+    let mut c = connect();
+    c.hello().await;
+    c.send(r#"{"type":"start","stream":1,"model":"other/echo","messages":[]}"#);
+    let frame = c.next().await;
+    assert_eq!(error_code(&frame), Some((Some(1), ErrorCode::UnknownModel)), "{frame:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn max_tokens_gets_the_default_and_the_cap() {
+    let server = ServerConfig { max_tokens: 100, ..ServerConfig::default() };
+    let mut c = connect_with(server, None);
+    c.hello().await;
+    c.start(1, "echo");
+    c.until_end(1).await;
+    c.send(r#"{"type":"start","stream":2,"model":"fake/echo","messages":[],"params":{"max_tokens":5000}}"#);
+    c.until_end(2).await;
+    c.send(r#"{"type":"start","stream":3,"model":"fake/echo","messages":[],"params":{"max_tokens":7}}"#);
+    c.until_end(3).await;
+    let sent: Vec<_> = c.fake.params.lock().expect("not poisoned").iter().map(|p| p.max_tokens).collect();
+    assert_eq!(sent, [Some(100), Some(100), Some(7)]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn text_before_a_failure_is_delivered_before_the_error() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "fail");
+    let frames = c.until_end(1).await;
+    assert_eq!(text_of(&frames).0, "partial");
+    assert_eq!(error_code(frames.last().expect("frames")), Some((Some(1), ErrorCode::UpstreamInterrupted)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_protocol_mismatch_is_answered_then_closed() {
+    let mut c = connect_with(ServerConfig::default(), Some("99"));
+    c.hello().await;
+    assert_eq!(error_code(&c.next().await), Some((None, ErrorCode::UnsupportedVersion)));
+    tokio::time::timeout(Duration::from_secs(5), &mut c.connection).await.expect("closed").expect("no panic");
+}
+
+#[tokio::test(start_paused = true)]
+async fn closing_the_socket_cancels_its_streams() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "hang");
+    c.start(2, "hang");
+    c.next().await;
+    c.next().await;
+    c.to_gateway.close_channel();
+    tokio::time::timeout(Duration::from_secs(5), &mut c.connection).await.expect("ends").expect("no panic");
+    assert_eq!(c.fake.dropped.load(Ordering::SeqCst), 2, "both provider streams dropped");
+}

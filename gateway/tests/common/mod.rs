@@ -1,0 +1,198 @@
+//! A gateway on port 0 in front of the scripted upstream, and a WebSocket client for it.
+
+#![allow(dead_code, missing_docs)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use flint_gateway::config::{Config, ModelConfig, OpenAiConfig, ProviderConfig};
+use flint_gateway::{AppState, app};
+use flint_protocol::{ClientMessage, ServerMessage, StartRequest};
+use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
+use futures::{SinkExt, StreamExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// The key the tests configure; it must never reach a client.
+pub const KEY: &str = "sk-scripted-0123456789-very-secret";
+/// The environment variable the key is read from.
+pub const KEY_ENV: &str = "SCRIPTED_API_KEY";
+/// The scripted models the gateway is configured with.
+pub const MODELS: &[&str] = &[
+    "counter@20000",
+    "counter@5000",
+    "counter@2000",
+    "large@200",
+    "fail-429",
+    "fail-500",
+    "fail-401",
+    "fail-context",
+    "drop-midway@2000",
+    "garbage",
+    "nope",
+];
+
+pub struct Gateway {
+    pub upstream: ScriptedUpstream,
+    pub addr: SocketAddr,
+    pub state: AppState,
+    server: JoinHandle<std::io::Result<()>>,
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.state.shutdown().cancel();
+        self.server.abort();
+    }
+}
+
+/// The provider config pointing at `base_url`, keyed by [`KEY_ENV`].
+pub fn scripted_provider(base_url: String) -> ProviderConfig {
+    ProviderConfig::Openai(OpenAiConfig {
+        name: "scripted".into(),
+        base_url,
+        api_key_env: Some(KEY_ENV.into()),
+        api_key: None,
+        models: MODELS
+            .iter()
+            .map(|id| ModelConfig { id: (*id).into(), label: None, context_window: 8192 })
+            .collect(),
+        max_tokens_field: Default::default(),
+    })
+}
+
+pub fn env(name: &str) -> Option<String> {
+    (name == KEY_ENV).then(|| KEY.to_owned())
+}
+
+/// Starts the upstream and a gateway relaying to it; `configure` may change the config.
+pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Gateway {
+    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    let mut config = Config { providers: vec![scripted_provider(upstream.base_url())], ..Config::default() };
+    configure(&mut config);
+    let state = AppState::from_config(&config, &env);
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");
+    let addr = listener.local_addr().expect("bound address");
+    let router = app(state.clone());
+    let shutdown = state.shutdown().clone();
+    let server = tokio::spawn(async move {
+        axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned()).await
+    });
+    Gateway { upstream, addr, state, server }
+}
+
+pub async fn start() -> Gateway {
+    start_with(|_| {}).await
+}
+
+pub fn fixture(name: &str) -> String {
+    std::fs::read_to_string(fixtures_dir().join(format!("{name}.md"))).expect("fixture exists")
+}
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Every text frame received, verbatim, to check nothing leaks.
+    pub raw: Vec<String>,
+}
+
+/// What one stream produced.
+#[derive(Debug)]
+pub struct Outcome {
+    pub started: Option<String>,
+    pub text: String,
+    pub seqs: Vec<u32>,
+    pub end: ServerMessage,
+}
+
+impl Client {
+    /// Connects and checks the `Hello`.
+    pub async fn connect(addr: SocketAddr) -> Self {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?protocol=1"))
+            .await
+            .expect("WebSocket handshake");
+        let mut client = Self { ws, raw: Vec::new() };
+        let hello = client.next().await;
+        assert!(
+            matches!(hello, ServerMessage::Hello { protocol: 1, .. }),
+            "first frame must be Hello: {hello:?}"
+        );
+        client
+    }
+
+    pub async fn send_raw(&mut self, text: &str) {
+        self.ws.send(Message::Text(text.into())).await.expect("send");
+    }
+
+    pub async fn send(&mut self, message: &ClientMessage) {
+        let json = serde_json::to_string(message).expect("serialises");
+        self.send_raw(&json).await;
+    }
+
+    pub async fn start(&mut self, stream: u32, model: &str) {
+        let start = StartRequest {
+            stream,
+            model: format!("scripted/{model}"),
+            messages: vec![flint_protocol::ChatMessage::new(flint_protocol::Role::User, "make a page")],
+            params: Default::default(),
+        };
+        self.send(&ClientMessage::Start(start)).await;
+    }
+
+    pub async fn next(&mut self) -> ServerMessage {
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+                .await
+                .expect("a frame within 10 s")
+                .expect("socket open")
+                .expect("frame readable");
+            if let Message::Text(text) = message {
+                let frame = serde_json::from_str(text.as_str()).expect("gateway frames parse");
+                self.raw.push(text.as_str().to_owned());
+                return frame;
+            }
+        }
+    }
+
+    /// Reads until each of `streams` has ended; frames of other streams are returned in `others`.
+    pub async fn collect(&mut self, streams: &[u32]) -> (Vec<(u32, Outcome)>, Vec<ServerMessage>) {
+        let mut open: Vec<(u32, Option<String>, String, Vec<u32>)> =
+            streams.iter().map(|s| (*s, None, String::new(), Vec::new())).collect();
+        let mut done = Vec::new();
+        let mut others = Vec::new();
+        while !open.is_empty() {
+            let frame = self.next().await;
+            let id = match &frame {
+                ServerMessage::Started { stream, .. }
+                | ServerMessage::Delta { stream, .. }
+                | ServerMessage::Done { stream, .. }
+                | ServerMessage::Error { stream: Some(stream), .. } => Some(*stream),
+                _ => None,
+            };
+            let Some(at) = id.and_then(|id| open.iter().position(|o| o.0 == id)) else {
+                others.push(frame);
+                continue;
+            };
+            match frame {
+                ServerMessage::Started { model, .. } => open[at].1 = Some(model),
+                ServerMessage::Delta { text, seq, .. } => {
+                    open[at].2.push_str(&text);
+                    open[at].3.push(seq);
+                }
+                end => {
+                    let (id, started, text, seqs) = open.remove(at);
+                    done.push((id, Outcome { started, text, seqs, end }));
+                }
+            }
+        }
+        (done, others)
+    }
+
+    pub async fn run(&mut self, stream: u32, model: &str) -> Outcome {
+        self.start(stream, model).await;
+        let (mut done, others) = self.collect(&[stream]).await;
+        assert!(others.is_empty(), "unexpected frames: {others:?}");
+        done.remove(0).1
+    }
+}

@@ -1,0 +1,174 @@
+//! HTTP handlers: the chat-completions script and the log endpoints.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::Shared;
+use crate::log::RequestRecord;
+use crate::paced::{self, Answer};
+use crate::script::{self, DROP_MIDWAY_TEXT, GARBAGE_BODY, RETRY_AFTER_SECS, Script};
+
+/// `POST /v1/chat/completions`.
+pub(crate) async fn chat_completions(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let id = shared.log.next_id();
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let model = body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (status, response, answer) = respond(&shared, id, &model, &body);
+    shared.log.push(RequestRecord {
+        id,
+        model,
+        body,
+        status: status.as_u16(),
+        tokens_sent: 0,
+        finished: answer.is_none(),
+        closed_early: false,
+    });
+    match answer {
+        Some(answer) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .header(header::CACHE_CONTROL, "no-cache")
+            .body(Body::from_stream(paced::body(answer, shared.log.clone())))
+            .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+        None => response,
+    }
+}
+
+/// Decides the answer: either a complete response, or an [`Answer`] to stream.
+fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, Response, Option<Answer>) {
+    if body.is_null() {
+        return error(StatusCode::BAD_REQUEST, "the request body is not JSON", "invalid_request_error");
+    }
+    if body.get("stream").and_then(Value::as_bool) != Some(true) {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "this server only streams: set \"stream\": true",
+            "invalid_request_error",
+        );
+    }
+    let (text, rate, finishes) = match Script::parse(model) {
+        Script::Fail429 => {
+            let (status, mut response, _) = error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Rate limit reached for requests",
+                "rate_limit_exceeded",
+            );
+            response.headers_mut().insert(header::RETRY_AFTER, RETRY_AFTER_SECS.into());
+            return (status, response, None);
+        }
+        Script::Fail500 => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The server had an error while processing your request",
+                "server_error",
+            );
+        }
+        Script::Fail401 => {
+            return error(
+                StatusCode::UNAUTHORIZED,
+                "Incorrect API key provided: sk-sc****cret",
+                "invalid_api_key",
+            );
+        }
+        Script::FailContext => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens.",
+                "context_length_exceeded",
+            );
+        }
+        Script::Garbage => {
+            let response = ([(header::CONTENT_TYPE, "text/html")], GARBAGE_BODY).into_response();
+            return (StatusCode::OK, response, None);
+        }
+        Script::DropMidway { rate } => (DROP_MIDWAY_TEXT.to_owned(), rate, false),
+        Script::Fixture { name, rate } => match load(shared, &name) {
+            Some(text) => (text, rate, true),
+            None => {
+                let message = format!("The model `{model}` does not exist or you do not have access to it.");
+                return error(StatusCode::NOT_FOUND, &message, "model_not_found");
+            }
+        },
+    };
+    let limit = ["max_completion_tokens", "max_tokens"]
+        .iter()
+        .find_map(|field| body.get(*field).and_then(Value::as_u64))
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut tokens: Vec<String> = script::tokenize(&text).into_iter().map(str::to_owned).collect();
+    let truncated = tokens.len() > limit;
+    tokens.truncate(limit);
+    let finish = finishes.then_some(if truncated { "length" } else { "stop" });
+    let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool) == Some(true);
+    let prompt_chars: usize = body
+        .get("messages")
+        .and_then(Value::as_array)
+        .map(|messages| messages.iter().filter_map(|m| m.get("content")?.as_str()).map(str::len).sum())
+        .unwrap_or(0);
+    let answer = Answer {
+        id,
+        model: model.to_owned(),
+        tokens,
+        interval: script::interval(rate.unwrap_or(shared.options.rate)),
+        finish,
+        include_usage,
+        prompt_tokens: u32::try_from(prompt_chars / 4).unwrap_or(u32::MAX),
+    };
+    (StatusCode::OK, StatusCode::OK.into_response(), Some(answer))
+}
+
+/// An inline text or `<fixtures>/<name>.md`; names that could leave the folder are refused.
+fn load(shared: &Shared, name: &str) -> Option<String> {
+    if let Some(text) = shared.options.inline.get(name) {
+        return Some(text.clone());
+    }
+    let safe = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !safe {
+        return None;
+    }
+    std::fs::read_to_string(shared.options.fixtures.join(format!("{name}.md"))).ok()
+}
+
+/// An OpenAI-style error response.
+fn error(status: StatusCode, message: &str, code: &str) -> (StatusCode, Response, Option<Answer>) {
+    let kind = if status.is_server_error() { "server_error" } else { "invalid_request_error" };
+    let body = json!({ "error": { "message": message, "type": kind, "code": code } });
+    (status, (status, Json(body)).into_response(), None)
+}
+
+/// `GET /v1/models`: the fixtures, inline texts and special behaviours.
+pub(crate) async fn models(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let mut names: Vec<String> = shared.options.inline.keys().cloned().collect();
+    if let Ok(dir) = std::fs::read_dir(&shared.options.fixtures) {
+        for entry in dir.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|ext| ext == "md")
+                && let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+            {
+                names.push(stem.to_owned());
+            }
+        }
+    }
+    names.extend(Script::SPECIAL.iter().map(|s| (*s).to_owned()));
+    names.sort();
+    names.dedup();
+    let data: Vec<Value> =
+        names.iter().map(|id| json!({ "id": id, "object": "model", "owned_by": "scripted" })).collect();
+    Json(json!({ "object": "list", "data": data }))
+}
+
+/// `GET /__requests`: the request log as JSON.
+pub(crate) async fn requests(State(shared): State<Arc<Shared>>) -> Json<Vec<RequestRecord>> {
+    Json(shared.log.snapshot())
+}
+
+/// `POST /__reset`: forgets the requests received so far.
+pub(crate) async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.log.clear();
+    StatusCode::NO_CONTENT
+}

@@ -1,0 +1,161 @@
+//! A scripted OpenAI-compatible streaming server, for Flint's tests and benchmarks only.
+//!
+//! `POST /v1/chat/completions` (with `"stream": true`) answers according to the request's `model`
+//! (see [`Script`]): `<fixture>` or `<fixture>@<tokens_per_s>` streams `<fixtures>/<fixture>.md`
+//! (or a text registered with [`Options::inline`]) cut into ~4-character tokens, one `data:` event
+//! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
+//! `drop-midway` and `garbage` misbehave in the named way. Every request is logged: `GET /__requests`
+//! returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the upstream) and
+//! `POST /__reset` clears them. In-process users get the same through [`ScriptedUpstream`].
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+mod handlers;
+mod log;
+mod paced;
+mod script;
+
+pub use log::RequestRecord;
+pub use script::{DROP_MIDWAY_TEXT, GARBAGE_BODY, RETRY_AFTER_SECS, Script, tokenize};
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Folder holding `<fixture>.md` files.
+    pub fixtures: PathBuf,
+    /// Tokens per second when the model names no rate.
+    pub rate: f64,
+    /// Texts served by name before looking in `fixtures`.
+    pub inline: HashMap<String, String>,
+}
+
+impl Options {
+    /// Fixtures from `fixtures`, 1,000 tokens per second by default.
+    pub fn new(fixtures: impl Into<PathBuf>) -> Self {
+        Self { fixtures: fixtures.into(), rate: 1000.0, inline: HashMap::new() }
+    }
+
+    /// Sets the default rate in tokens per second.
+    pub fn rate(mut self, tokens_per_s: f64) -> Self {
+        self.rate = tokens_per_s;
+        self
+    }
+
+    /// Serves `text` for the model `name` (and `name@rate`).
+    pub fn inline(mut self, name: impl Into<String>, text: impl Into<String>) -> Self {
+        self.inline.insert(name.into(), text.into());
+        self
+    }
+}
+
+/// The repository's `tests/fixtures` folder.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// State shared by the handlers.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    options: Options,
+    log: Arc<log::RequestLog>,
+}
+
+/// The routes, for embedding in another server.
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/v1/chat/completions", post(handlers::chat_completions))
+        .route("/v1/models", get(handlers::models))
+        .route("/__requests", get(handlers::requests))
+        .route("/__reset", post(handlers::reset))
+        .with_state(shared)
+}
+
+/// A running scripted upstream. Stops when [`ScriptedUpstream::stop`] is awaited or it is dropped.
+#[derive(Debug)]
+pub struct ScriptedUpstream {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: CancellationToken,
+    server: Option<JoinHandle<io::Result<()>>>,
+}
+
+impl ScriptedUpstream {
+    /// Starts on `127.0.0.1`, on a free port.
+    pub async fn start(options: Options) -> io::Result<Self> {
+        Self::bind(SocketAddr::from(([127, 0, 0, 1], 0)), options).await
+    }
+
+    /// Starts on `addr` (port 0 picks a free port).
+    pub async fn bind(addr: SocketAddr, options: Options) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared { options, log: Arc::default() });
+        let shutdown = CancellationToken::new();
+        let app = router(shared.clone());
+        let stop = shutdown.clone();
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await
+        });
+        Ok(Self { addr, shared, shutdown, server: Some(server) })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL to configure as a provider: `http://ADDR/v1`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// The requests received so far, oldest first.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared.log.snapshot()
+    }
+
+    /// Forgets the requests received so far.
+    pub fn reset(&self) {
+        self.shared.log.clear();
+    }
+
+    /// Waits up to `timeout` for the log to satisfy `done`; returns whether it did and the log.
+    pub async fn wait_for(
+        &self,
+        timeout: Duration,
+        done: impl FnMut(&[RequestRecord]) -> bool,
+    ) -> (bool, Vec<RequestRecord>) {
+        self.shared.log.wait_until(timeout, done).await
+    }
+
+    /// Stops accepting requests and waits for the server task to end. Streams in progress keep
+    /// the task alive until they end or their clients go away.
+    pub async fn stop(mut self) -> io::Result<()> {
+        self.shutdown.cancel();
+        match self.server.take() {
+            Some(server) => server.await.map_err(io::Error::other)?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for ScriptedUpstream {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+        if let Some(server) = self.server.take() {
+            // Dropped without `stop`: end the server with its owner rather than leave it running.
+            server.abort();
+        }
+    }
+}

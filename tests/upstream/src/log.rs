@@ -1,0 +1,85 @@
+//! The log of requests the scripted upstream received, for tests to observe.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+
+/// One `POST /v1/chat/completions`, as `GET /__requests` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestRecord {
+    /// 1, 2, 3… in arrival order (not reset by `/__reset`).
+    pub id: u64,
+    /// The request's `model` field.
+    pub model: String,
+    /// The whole request body as received.
+    pub body: serde_json::Value,
+    /// The status the upstream answered with.
+    pub status: u16,
+    /// Tokens written so far.
+    pub tokens_sent: u32,
+    /// The script ran to its end (for `drop-midway`: it sent its part and closed).
+    pub finished: bool,
+    /// The client closed the connection before the script ended: a cancel seen at the upstream.
+    pub closed_early: bool,
+}
+
+/// Shared, append-only log with change notification.
+#[derive(Debug, Default)]
+pub(crate) struct RequestLog {
+    records: Mutex<Vec<RequestRecord>>,
+    next_id: Mutex<u64>,
+    changed: Notify,
+}
+
+impl RequestLog {
+    pub fn next_id(&self) -> u64 {
+        let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+        *next += 1;
+        *next
+    }
+
+    pub fn push(&self, record: RequestRecord) {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).push(record);
+        self.changed.notify_waiters();
+    }
+
+    pub fn update(&self, id: u64, change: impl FnOnce(&mut RequestRecord)) {
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(record) = records.iter_mut().find(|r| r.id == id) {
+            change(record);
+        }
+        drop(records);
+        self.changed.notify_waiters();
+    }
+
+    pub fn snapshot(&self) -> Vec<RequestRecord> {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn clear(&self) {
+        self.records.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// Waits until `done` holds for the log, or `timeout` passes; returns the last snapshot and
+    /// whether the condition held.
+    pub async fn wait_until(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&[RequestRecord]) -> bool,
+    ) -> (bool, Vec<RequestRecord>) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let changed = self.changed.notified();
+            let records = self.snapshot();
+            if done(&records) {
+                return (true, records);
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                let records = self.snapshot();
+                return (done(&records), records);
+            }
+        }
+    }
+}
