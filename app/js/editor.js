@@ -1,0 +1,146 @@
+// Monaco behind a small streaming-friendly surface, used by app/src/interop/editor.rs.
+//
+// Monaco's AMD build is loaded by index.html (vs/loader.js); this module asks the loader for the
+// editor and creates it. Appends are buffered and applied with at most one `applyEdits` per animation
+// frame: one edit per token collapses Monaco at a few thousand tokens/s, one per frame holds 50k.
+// `setValue` is never used mid-stream (it re-tokenises the whole model), and the streamed text is
+// kept out of the undo stack; one undo stop is pushed when the stream ends.
+
+let monacoLoading = null;
+
+function loadMonaco() {
+  if (!monacoLoading) {
+    monacoLoading = new Promise((resolve, reject) => {
+      const amdRequire = globalThis.require;
+      if (typeof amdRequire !== 'function' || typeof amdRequire.config !== 'function') {
+        reject(new Error('Monaco loader (vs/loader.js) is not on the page'));
+        return;
+      }
+      amdRequire.config({ paths: { vs: 'vs' } });
+      amdRequire(['vs/editor/editor.main'], () => resolve(globalThis.monaco), reject);
+    });
+  }
+  return monacoLoading;
+}
+
+export class FlintEditor {
+  constructor(container) {
+    this.editor = null;
+    this.model = null;
+    this.pending = [];
+    this.pendingClear = false;
+    this.language = 'markdown';
+    this.frame = 0;
+    this.streaming = false;
+    loadMonaco().then(
+      (monaco) => this.#create(monaco, container),
+      (err) => console.error('Flint: the editor failed to load:', err),
+    );
+  }
+
+  #create(monaco, container) {
+    this.monaco = monaco;
+    this.model = monaco.editor.createModel('', this.language);
+    this.editor = monaco.editor.create(container, {
+      model: this.model,
+      theme: 'vs-dark',
+      automaticLayout: true,
+      minimap: { enabled: false },
+      fontSize: 13,
+      lineHeight: 19,
+      scrollBeyondLastLine: false,
+      renderLineHighlight: 'none',
+      readOnly: this.streaming,
+      tabSize: 2,
+    });
+    this.#schedule();
+  }
+
+  /** Clears the editor for a new file in `language`. */
+  reset(language) {
+    this.pending = [];
+    this.pendingClear = true;
+    this.language = language || 'plaintext';
+    this.#schedule();
+  }
+
+  /** Queues `text` to be appended at the next animation frame. */
+  append(text) {
+    if (text.length === 0) return;
+    this.pending.push(text);
+    this.#schedule();
+  }
+
+  /** A stream starts: the editor is read-only until it ends. */
+  begin() {
+    this.streaming = true;
+    this.editor?.updateOptions({ readOnly: true });
+  }
+
+  /** The stream ended: flush now, one undo stop, editable again. */
+  finish() {
+    this.streaming = false;
+    if (this.frame) {
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+    }
+    this.#flush();
+    if (this.model) this.model.pushStackElement();
+    this.editor?.updateOptions({ readOnly: false });
+  }
+
+  /** The editor's text, including appends not yet painted. */
+  text() {
+    const shown = this.pendingClear || !this.model ? '' : this.model.getValue();
+    return shown + this.pending.join('');
+  }
+
+  dispose() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.editor?.dispose();
+    this.model?.dispose();
+  }
+
+  #schedule() {
+    if (!this.frame && this.model) {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.#flush();
+      });
+    }
+  }
+
+  #flush() {
+    const model = this.model;
+    if (!model) return;
+    if (this.pendingClear) {
+      this.pendingClear = false;
+      model.applyEdits([{ range: model.getFullModelRange(), text: '' }]);
+      if (model.getLanguageId() !== this.language) {
+        this.monaco.editor.setModelLanguage(model, this.language);
+      }
+    }
+    if (this.pending.length === 0) return;
+    const text = this.pending.length === 1 ? this.pending[0] : this.pending.join('');
+    this.pending = [];
+    const lastLine = model.getLineCount();
+    const lastColumn = model.getLineMaxColumn(lastLine);
+    const follow = this.#bottomVisible(lastLine);
+    model.applyEdits([{ range: new this.monaco.Range(lastLine, lastColumn, lastLine, lastColumn), text }]);
+    if (follow) this.editor.revealLine(model.getLineCount(), 1 /* Immediate */);
+  }
+
+  // Follow the stream only while the user has not scrolled up to read.
+  #bottomVisible(lastLine) {
+    const ranges = this.editor?.getVisibleRanges() ?? [];
+    if (ranges.length === 0) return true;
+    return ranges[ranges.length - 1].endLineNumber >= lastLine - 1;
+  }
+}
+
+/** Creates the editor in `container` and makes its text readable by end-to-end tests. */
+export function createEditor(container) {
+  const editor = new FlintEditor(container);
+  globalThis.__flint = Object.assign(globalThis.__flint ?? {}, { editorText: () => editor.text() });
+  return editor;
+}

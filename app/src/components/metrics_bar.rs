@@ -1,0 +1,49 @@
+//! Live numbers for the current generation.
+
+use leptos::prelude::*;
+
+use crate::metrics::{format_ms, format_tokens, format_tps};
+use crate::run::expect_runner;
+
+/// Status, time to first token, tokens/s, token count, and the gateway's own figures when done.
+#[component]
+pub fn MetricsBar() -> impl IntoView {
+    let state = expect_runner().state();
+    let metrics = state.metrics;
+    let status = move || state.status.get().label();
+    let gateway = move || {
+        metrics.with(|m| {
+            m.done.map(|(usage, g)| {
+                let prompt = usage.prompt_tokens.map(|p| format!(" · prompt {p}")).unwrap_or_default();
+                format!(
+                    "gateway: ttft {} · total {}{prompt}",
+                    format_ms(Some(g.ttft_ms)),
+                    format_ms(Some(g.total_ms))
+                )
+            })
+        })
+    };
+    view! {
+        <div class="metrics">
+            <span class="metric">
+                <span class="metric-label">"status"</span>
+                <span class=move || format!("status-pill {}", status()) data-testid="stream-status">{status}</span>
+            </span>
+            <span class="metric" title="Time to first token, measured in the browser from sending the request">
+                <span class="metric-label">"ttft"</span>
+                <span class="metric-value" data-testid="metric-ttft">{move || metrics.with(|m| format_ms(m.ttft_ms()))}</span>
+            </span>
+            <span class="metric" title="Tokens per second after the first token (the gateway's figure once done)">
+                <span class="metric-label">"speed"</span>
+                <span class="metric-value" data-testid="metric-tps">{move || metrics.with(|m| format_tps(m.tokens_per_s()))}</span>
+            </span>
+            <span class="metric" title="Generated tokens (≈ estimated from the text until the gateway's count arrives)">
+                <span class="metric-label">"tokens"</span>
+                <span class="metric-value" data-testid="metric-tokens">{move || metrics.with(|m| format_tokens(m.tokens()))}</span>
+            </span>
+            <span class="spacer"></span>
+            <span class="metric muted">{move || state.served_by.get()}</span>
+            <span class="metric muted">{gateway}</span>
+        </div>
+    }
+}

@@ -1,0 +1,21 @@
+//! The app's parts, one component per file, named after what the user sees.
+
+mod code_editor;
+mod connection_status;
+mod console_panel;
+mod error_message;
+mod metrics_bar;
+mod model_notice;
+mod model_picker;
+mod preview;
+mod prompt_box;
+
+pub use code_editor::CodeEditor;
+pub use connection_status::ConnectionStatus;
+pub use console_panel::ConsolePanel;
+pub use error_message::ErrorMessage;
+pub use metrics_bar::MetricsBar;
+pub use model_notice::ModelNotice;
+pub use model_picker::ModelPicker;
+pub use preview::Preview;
+pub use prompt_box::PromptBox;

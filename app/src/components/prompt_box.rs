@@ -1,0 +1,73 @@
+//! The prompt: what to build, with Run and Cancel.
+
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+
+use crate::app::ModelChoice;
+use crate::run::{StreamStatus, expect_runner};
+
+/// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
+#[component]
+pub fn PromptBox() -> impl IntoView {
+    let runner = expect_runner();
+    let choice = expect_context::<ModelChoice>();
+    let status = runner.state().status;
+    let text = RwSignal::new(String::from(
+        "A pomodoro timer with start, pause and reset buttons and a circular progress ring.",
+    ));
+    let streaming = move || status.get() == StreamStatus::Streaming;
+
+    let run = {
+        let runner = runner.clone();
+        move || runner.run(choice.selected.get_untracked(), &text.get_untracked())
+    };
+    let cancel = {
+        let runner = runner.clone();
+        move || runner.cancel()
+    };
+
+    let on_keydown = {
+        let run = run.clone();
+        move |ev: KeyboardEvent| {
+            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                ev.prevent_default();
+                run();
+            }
+        }
+    };
+    let escape = {
+        let cancel = cancel.clone();
+        window_event_listener(leptos::ev::keydown, move |ev| {
+            if ev.key() == "Escape" {
+                cancel();
+            }
+        })
+    };
+    on_cleanup(move || escape.remove());
+
+    let run_click = run.clone();
+    view! {
+        <section class="prompt">
+            <textarea
+                class="prompt-input"
+                data-testid="prompt-input"
+                rows="2"
+                spellcheck="false"
+                placeholder="Describe a page to build… (Ctrl+Enter to run, Esc to cancel)"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))
+                on:keydown=on_keydown
+            ></textarea>
+            <div class="prompt-actions">
+                <button class="btn primary" data-testid="run-button" title="Run (Ctrl+Enter)" on:click=move |_| run_click()>
+                    {move || if streaming() { "Restart" } else { "Run" }}
+                    <kbd>"⌃↵"</kbd>
+                </button>
+                <button class="btn" data-testid="cancel-button" title="Cancel (Esc)" disabled=move || !streaming() on:click=move |_| cancel()>
+                    "Cancel"
+                    <kbd>"Esc"</kbd>
+                </button>
+            </div>
+        </section>
+    }
+}

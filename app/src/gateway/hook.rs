@@ -1,0 +1,318 @@
+//! `use_gateway()`: the tab's one WebSocket to the gateway, shared by every generation.
+//!
+//! The socket lives on the main thread. The gateway coalesces each stream to about one frame per
+//! display frame, so even several 50k tokens/s streams are a few hundred small messages per second —
+//! far below the ~13k messages/s the main thread parses — and moving the socket into the worker would
+//! only add a hop. The parse into files does run in the worker (see `interop::worker`).
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use flint_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId};
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+
+use super::backoff::reconnect_delay_ms;
+use super::streams::{Routed, StreamEvent, Streams};
+use super::{ConnectionState, UseGatewayOptions, socket_url};
+use crate::interop::socket::{Socket, SocketCallbacks};
+use crate::interop::{now_ms, online, page_origin, random};
+
+/// Receives one stream's events.
+pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
+
+/// What [`use_gateway`] returns.
+pub struct UseGatewayReturn<StartFn, CancelFn>
+where
+    StartFn: Fn(StartRequest, StreamHandler) -> StreamId + Clone,
+    CancelFn: Fn(StreamId) + Clone,
+{
+    /// The connection's state.
+    pub state: Signal<ConnectionState>,
+    /// While waiting to reconnect: the delay chosen, in milliseconds.
+    pub retry_in_ms: Signal<Option<u32>>,
+    /// The gateway's build version, once greeted.
+    pub gateway_version: Signal<Option<String>>,
+    /// A problem with the connection itself (protocol mismatch, a rejected frame), for display.
+    pub problem: Signal<Option<String>>,
+    /// Starts a generation (`request.stream` is ignored and assigned); events go to the handler.
+    /// Requests made while disconnected wait for the connection.
+    pub start: StartFn,
+    /// Stops a generation; its handler still receives the final `Done`.
+    pub cancel: CancelFn,
+}
+
+struct Inner {
+    url: String,
+    options: UseGatewayOptions,
+    streams: RefCell<Streams<StreamHandler>>,
+    socket: RefCell<Option<Socket>>,
+    open: Cell<bool>,
+    ever_connected: Cell<bool>,
+    attempt: Cell<u32>,
+    last_seen_ms: Cell<f64>,
+    nonce: Cell<u64>,
+    retry: RefCell<Option<TimeoutHandle>>,
+    ping: RefCell<Option<IntervalHandle>>,
+    disposed: Cell<bool>,
+    state: RwSignal<ConnectionState>,
+    retry_in_ms: RwSignal<Option<u32>>,
+    gateway_version: RwSignal<Option<String>>,
+    problem: RwSignal<Option<String>>,
+}
+
+/// [`use_gateway_with_options`] with the defaults.
+pub fn use_gateway()
+-> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
+    use_gateway_with_options(UseGatewayOptions::default())
+}
+
+/// Opens the tab's gateway connection; it closes when the calling component is cleaned up.
+pub fn use_gateway_with_options(
+    options: UseGatewayOptions,
+) -> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
+    let url = options.url.clone().unwrap_or_else(|| {
+        let (protocol, host) = page_origin();
+        socket_url(&protocol, &host, "/ws")
+    });
+    let inner = Rc::new(Inner {
+        url,
+        options,
+        streams: RefCell::new(Streams::default()),
+        socket: RefCell::new(None),
+        open: Cell::new(false),
+        ever_connected: Cell::new(false),
+        attempt: Cell::new(0),
+        last_seen_ms: Cell::new(0.0),
+        nonce: Cell::new(0),
+        retry: RefCell::new(None),
+        ping: RefCell::new(None),
+        disposed: Cell::new(false),
+        state: RwSignal::new(ConnectionState::Connecting),
+        retry_in_ms: RwSignal::new(None),
+        gateway_version: RwSignal::new(None),
+        problem: RwSignal::new(None),
+    });
+    connect(&inner);
+    start_pinging(&inner);
+
+    let weak = Rc::downgrade(&inner);
+    let on_online = window_event_listener(leptos::ev::online, move |_| {
+        if let Some(inner) = weak.upgrade()
+            && !inner.open.get()
+        {
+            inner.attempt.set(0);
+            connect(&inner);
+        }
+    });
+    let weak = Rc::downgrade(&inner);
+    let on_offline = window_event_listener(leptos::ev::offline, move |_| {
+        if let Some(inner) = weak.upgrade()
+            && !inner.open.get()
+        {
+            inner.state.set(ConnectionState::Offline);
+        }
+    });
+
+    let for_cleanup = SendWrapper::new(Rc::clone(&inner));
+    on_cleanup(move || {
+        for_cleanup.disposed.set(true);
+        if let Some(retry) = for_cleanup.retry.take() {
+            retry.clear();
+        }
+        if let Some(ping) = for_cleanup.ping.take() {
+            ping.clear();
+        }
+        for_cleanup.socket.take();
+        on_online.remove();
+        on_offline.remove();
+    });
+
+    let for_start = SendWrapper::new(Rc::clone(&inner));
+    let start = move |request: StartRequest, handler: StreamHandler| {
+        let id = for_start.streams.borrow_mut().open(request, handler);
+        flush(&for_start);
+        id
+    };
+    let for_cancel = SendWrapper::new(inner.clone());
+    let cancel = move |stream: StreamId| {
+        let ended = for_cancel.streams.borrow_mut().cancel(stream);
+        match ended {
+            Some((handler, event)) => handler(event),
+            None => flush(&for_cancel),
+        }
+    };
+
+    UseGatewayReturn {
+        state: inner.state.into(),
+        retry_in_ms: inner.retry_in_ms.into(),
+        gateway_version: inner.gateway_version.into(),
+        problem: inner.problem.into(),
+        start,
+        cancel,
+    }
+}
+
+fn connect(inner: &Rc<Inner>) {
+    if inner.disposed.get() {
+        return;
+    }
+    if let Some(retry) = inner.retry.take() {
+        retry.clear();
+    }
+    inner.retry_in_ms.set(None);
+    let waiting = inner.ever_connected.get() || inner.attempt.get() > 0;
+    inner.state.set(if waiting { ConnectionState::Reconnecting } else { ConnectionState::Connecting });
+    let (w_open, w_text, w_close) = (Rc::downgrade(inner), Rc::downgrade(inner), Rc::downgrade(inner));
+    let callbacks = SocketCallbacks {
+        on_open: Box::new(move || with(&w_open, on_open)),
+        on_text: Box::new(move |text| with(&w_text, |inner| on_text(inner, &text))),
+        on_close: Box::new(move |code, reason| with(&w_close, |inner| on_close(inner, code, &reason))),
+    };
+    match Socket::connect(&inner.url, callbacks) {
+        Ok(socket) => {
+            // Replacing a socket drops the old one, which detaches its handlers first.
+            inner.socket.replace(Some(socket));
+        }
+        Err(err) => {
+            leptos::logging::warn!("{err}");
+            schedule_reconnect(inner);
+        }
+    }
+}
+
+fn with(weak: &Weak<Inner>, f: impl FnOnce(&Rc<Inner>)) {
+    if let Some(inner) = weak.upgrade() {
+        f(&inner);
+    }
+}
+
+fn on_open(inner: &Rc<Inner>) {
+    inner.open.set(true);
+    inner.ever_connected.set(true);
+    inner.attempt.set(0);
+    inner.last_seen_ms.set(now_ms());
+    inner.state.set(ConnectionState::Connected);
+    flush(inner);
+}
+
+fn on_text(inner: &Rc<Inner>, text: &str) {
+    inner.last_seen_ms.set(now_ms());
+    let message = match serde_json::from_str::<ServerMessage>(text) {
+        Ok(message) => message,
+        Err(err) => {
+            leptos::logging::warn!("Flint: ignoring a frame the app does not understand ({err})");
+            return;
+        }
+    };
+    let routed = inner.streams.borrow_mut().route(message);
+    match routed {
+        Routed::Stream { handler, event, gap } => {
+            if gap {
+                leptos::logging::warn!("Flint: a stream skipped a sequence number; text may be missing");
+            }
+            handler(event);
+        }
+        Routed::Hello { protocol, gateway } => {
+            inner.gateway_version.set(Some(gateway));
+            inner.problem.set((protocol != PROTOCOL_VERSION).then(|| {
+                format!(
+                    "The gateway speaks protocol {protocol} and this page protocol {PROTOCOL_VERSION}: \
+                     reload the page."
+                )
+            }));
+        }
+        Routed::ConnectionError { code, message } => {
+            leptos::logging::warn!("Flint: the gateway rejected a frame ({code:?}): {message}");
+            inner.problem.set(Some(message));
+        }
+        Routed::Nothing => {}
+    }
+}
+
+fn on_close(inner: &Rc<Inner>, code: u16, reason: &str) {
+    inner.open.set(false);
+    // This runs inside the socket's own close handler: drop the socket after it returns.
+    if let Some(old) = inner.socket.take() {
+        set_timeout(move || drop(old), Duration::ZERO);
+    }
+    if inner.ever_connected.get() {
+        leptos::logging::log!("Flint: gateway connection closed (code {code} {reason})");
+    }
+    let lost = inner.streams.borrow_mut().connection_lost(
+        "The connection to the gateway was lost; the text received so far is kept. Run again once it \
+         reconnects.",
+    );
+    for (handler, event) in lost {
+        handler(event);
+    }
+    schedule_reconnect(inner);
+}
+
+fn schedule_reconnect(inner: &Rc<Inner>) {
+    if inner.disposed.get() {
+        return;
+    }
+    let attempt = inner.attempt.get();
+    let o = &inner.options;
+    let delay = reconnect_delay_ms(attempt, o.base_delay_ms, o.max_delay_ms, random());
+    inner.attempt.set(attempt.saturating_add(1));
+    inner.retry_in_ms.set(Some(delay));
+    inner.state.set(if online() { ConnectionState::Reconnecting } else { ConnectionState::Offline });
+    let weak = Rc::downgrade(inner);
+    let handle =
+        set_timeout_with_handle(move || with(&weak, connect), Duration::from_millis(u64::from(delay)));
+    match handle {
+        Ok(handle) => *inner.retry.borrow_mut() = Some(handle),
+        Err(_) => leptos::logging::error!("Flint: cannot schedule a reconnect"),
+    }
+}
+
+/// Sends what waits in the outbox, if the socket is open.
+fn flush(inner: &Rc<Inner>) {
+    if !inner.open.get() || !inner.streams.borrow().has_outbox() {
+        return;
+    }
+    let frames = inner.streams.borrow_mut().take_outbox();
+    let socket = inner.socket.borrow();
+    let Some(socket) = socket.as_ref() else { return };
+    for frame in frames {
+        if let Err(err) = socket.send(&frame) {
+            leptos::logging::warn!("{err}");
+        }
+    }
+}
+
+/// Pings on an interval; a connection silent for two intervals is presumed dead and replaced.
+fn start_pinging(inner: &Rc<Inner>) {
+    let weak = Rc::downgrade(inner);
+    let interval = Duration::from_millis(u64::from(inner.options.ping_interval_ms));
+    let handle = set_interval_with_handle(
+        move || {
+            with(&weak, |inner| {
+                if !inner.open.get() {
+                    return;
+                }
+                let silent_for = now_ms() - inner.last_seen_ms.get();
+                if silent_for > 2.0 * f64::from(inner.options.ping_interval_ms) {
+                    // A dead network can hold a polite close for minutes: drop the socket and
+                    // reconnect now.
+                    leptos::logging::warn!("Flint: no answer from the gateway for {silent_for:.0} ms");
+                    drop(inner.socket.take());
+                    on_close(inner, 4000, "no answer to pings");
+                    return;
+                }
+                let nonce = inner.nonce.get().wrapping_add(1);
+                inner.nonce.set(nonce);
+                inner.streams.borrow_mut().queue_control(&ClientMessage::Ping { nonce });
+                flush(inner);
+            });
+        },
+        interval,
+    );
+    match handle {
+        Ok(handle) => *inner.ping.borrow_mut() = Some(handle),
+        Err(_) => leptos::logging::error!("Flint: cannot schedule pings"),
+    }
+}

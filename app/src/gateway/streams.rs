@@ -1,0 +1,234 @@
+//! Bookkeeping for the generations multiplexed on the gateway socket: stream ids, who listens to
+//! each stream, frames waiting for the socket to open, and routing of incoming frames. Plain Rust,
+//! tested natively; the hook in [`super::hook`] owns one and feeds it socket events.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use flint_protocol::{
+    ClientMessage, ErrorCode, FinishReason, ServerMessage, StartRequest, StreamId, StreamMetrics, Usage,
+};
+
+/// What happened to one stream, as its listener sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The upstream accepted the request.
+    Started {
+        /// The provider serving it.
+        provider: String,
+        /// The model actually serving it.
+        model: String,
+    },
+    /// More text.
+    Delta {
+        /// Text to append.
+        text: String,
+    },
+    /// The stream ended normally; no more events follow.
+    Done {
+        /// Why it ended.
+        finish: FinishReason,
+        /// Token counts.
+        usage: Usage,
+        /// Gateway-side timing.
+        metrics: StreamMetrics,
+    },
+    /// The stream failed; text received so far stays valid; no more events follow.
+    Failed {
+        /// The gateway's error kind; `None` when the connection itself was lost.
+        code: Option<ErrorCode>,
+        /// A sentence a person can act on.
+        message: String,
+    },
+}
+
+impl StreamEvent {
+    /// Whether this event ends its stream.
+    pub fn is_final(&self) -> bool {
+        matches!(self, Self::Done { .. } | Self::Failed { .. })
+    }
+}
+
+/// Where an incoming frame goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Routed<H> {
+    /// To a stream's listener.
+    Stream {
+        /// The listener.
+        handler: H,
+        /// The event.
+        event: StreamEvent,
+        /// A delta's sequence number was not the expected one (a gateway bug worth logging).
+        gap: bool,
+    },
+    /// The gateway's greeting.
+    Hello {
+        /// Its protocol version.
+        protocol: u32,
+        /// Its build version.
+        gateway: String,
+    },
+    /// An error about a frame the client sent, not tied to a stream.
+    ConnectionError {
+        /// Kind.
+        code: ErrorCode,
+        /// Explanation.
+        message: String,
+    },
+    /// Nothing to do (a pong, or a frame for a stream that already ended).
+    Nothing,
+}
+
+/// A frame waiting for the socket.
+#[derive(Debug)]
+struct Queued {
+    /// The stream it belongs to, if any.
+    stream: Option<StreamId>,
+    /// Whether it is that stream's `Start` (only those survive a reconnect).
+    start: bool,
+    json: String,
+}
+
+#[derive(Debug)]
+struct Live<H> {
+    handler: H,
+    next_seq: u32,
+    sent: bool,
+}
+
+/// Live streams and the frames waiting for the socket.
+#[derive(Debug)]
+pub struct Streams<H> {
+    next_id: StreamId,
+    live: BTreeMap<StreamId, Live<H>>,
+    outbox: VecDeque<Queued>,
+}
+
+impl<H> Default for Streams<H> {
+    fn default() -> Self {
+        Self { next_id: 1, live: BTreeMap::new(), outbox: VecDeque::new() }
+    }
+}
+
+impl<H: Clone> Streams<H> {
+    /// Registers a new stream; its `Start` frame waits in the outbox until [`Self::take_outbox`].
+    pub fn open(&mut self, mut request: StartRequest, handler: H) -> StreamId {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        request.stream = id;
+        self.live.insert(id, Live { handler, next_seq: 0, sent: false });
+        self.queue(Some(id), &ClientMessage::Start(request));
+        if let Some(last) = self.outbox.back_mut() {
+            last.start = true;
+        }
+        id
+    }
+
+    /// Queues a frame that belongs to no stream (a ping).
+    pub fn queue_control(&mut self, message: &ClientMessage) {
+        self.queue(None, message);
+    }
+
+    fn queue(&mut self, stream: Option<StreamId>, message: &ClientMessage) {
+        match serde_json::to_string(message) {
+            Ok(json) => self.outbox.push_back(Queued { stream, start: false, json }),
+            // Our own types always serialise; nothing sensible to send otherwise.
+            Err(_) => debug_assert!(false, "client frame failed to serialise"),
+        }
+    }
+
+    /// Asks to stop `stream`. A stream whose `Start` was never sent ends here and now: its listener
+    /// is returned with the final event to deliver.
+    pub fn cancel(&mut self, stream: StreamId) -> Option<(H, StreamEvent)> {
+        let live = self.live.get(&stream)?;
+        if live.sent {
+            self.queue(Some(stream), &ClientMessage::Cancel { stream });
+            return None;
+        }
+        self.outbox.retain(|q| q.stream != Some(stream));
+        let live = self.live.remove(&stream)?;
+        let done = StreamEvent::Done {
+            finish: FinishReason::Cancelled,
+            usage: Usage::default(),
+            metrics: StreamMetrics::default(),
+        };
+        Some((live.handler, done))
+    }
+
+    /// Frames to send now that the socket is open; their streams count as sent.
+    pub fn take_outbox(&mut self) -> Vec<String> {
+        let frames: Vec<Queued> = self.outbox.drain(..).collect();
+        frames
+            .into_iter()
+            .map(|q| {
+                if let Some(live) = q.stream.and_then(|s| self.live.get_mut(&s)) {
+                    live.sent = true;
+                }
+                q.json
+            })
+            .collect()
+    }
+
+    /// Whether frames are waiting.
+    pub fn has_outbox(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
+    /// The socket closed: streams the gateway had heard of are lost (it drops them with the
+    /// connection); streams still waiting to be sent stay queued for the next connection.
+    pub fn connection_lost(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+        let lost: Vec<StreamId> = self.live.iter().filter(|(_, l)| l.sent).map(|(&id, _)| id).collect();
+        // Cancels and pings for the old connection mean nothing on the next one.
+        self.outbox.retain(|q| q.start);
+        lost.into_iter()
+            .filter_map(|id| self.live.remove(&id))
+            .map(|l| (l.handler, StreamEvent::Failed { code: None, message: message.to_owned() }))
+            .collect()
+    }
+
+    /// Number of streams still running or waiting to start.
+    pub fn live_count(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Routes one frame from the gateway.
+    pub fn route(&mut self, message: ServerMessage) -> Routed<H> {
+        let (stream, event, seq) = match message {
+            ServerMessage::Hello { protocol, gateway } => return Routed::Hello { protocol, gateway },
+            ServerMessage::Pong { .. } => return Routed::Nothing,
+            ServerMessage::Error { stream: None, code, message, .. } => {
+                return Routed::ConnectionError { code, message };
+            }
+            ServerMessage::Error { stream: Some(stream), code, message, retry_after_ms } => {
+                let message = match retry_after_ms {
+                    Some(ms) if !message.contains("retry") && !message.contains("Retry") => {
+                        format!("{message} (retry in {:.0} s)", (ms as f64 / 1000.0).ceil())
+                    }
+                    _ => message,
+                };
+                (stream, StreamEvent::Failed { code: Some(code), message }, None)
+            }
+            ServerMessage::Started { stream, provider, model } => {
+                (stream, StreamEvent::Started { provider, model }, None)
+            }
+            ServerMessage::Delta { stream, seq, text } => (stream, StreamEvent::Delta { text }, Some(seq)),
+            ServerMessage::Done { stream, finish, usage, metrics } => {
+                (stream, StreamEvent::Done { finish, usage, metrics }, None)
+            }
+        };
+        let Some(live) = self.live.get_mut(&stream) else { return Routed::Nothing };
+        let mut gap = false;
+        if let Some(seq) = seq {
+            gap = seq != live.next_seq;
+            live.next_seq = seq.wrapping_add(1);
+        }
+        let handler = live.handler.clone();
+        if event.is_final() {
+            self.live.remove(&stream);
+        }
+        Routed::Stream { handler, event, gap }
+    }
+}
+
+#[cfg(test)]
+#[path = "streams_tests.rs"]
+mod tests;

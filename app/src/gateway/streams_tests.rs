@@ -1,0 +1,116 @@
+//! Tests of stream bookkeeping (a separate file keeps `streams.rs` short).
+
+use flint_protocol::{ChatMessage, GenParams, Role};
+
+use super::*;
+
+fn request() -> StartRequest {
+    StartRequest {
+        stream: 0,
+        model: "p/m".into(),
+        messages: vec![ChatMessage::new(Role::User, "hi")],
+        params: GenParams::default(),
+    }
+}
+
+fn delta(stream: StreamId, seq: u32, text: &str) -> ServerMessage {
+    ServerMessage::Delta { stream, seq, text: text.into() }
+}
+
+#[test]
+fn ids_are_assigned_and_start_frames_queued() {
+    let mut s = Streams::<&str>::default();
+    let a = s.open(request(), "a");
+    let b = s.open(request(), "b");
+    assert_ne!(a, b);
+    let frames = s.take_outbox();
+    assert_eq!(frames.len(), 2);
+    let first: ClientMessage = serde_json::from_str(&frames[0]).expect("valid frame");
+    let ClientMessage::Start(start) = first else { panic!("expected start") };
+    assert_eq!(start.stream, a);
+    assert!(!s.has_outbox());
+}
+
+#[test]
+fn frames_route_to_their_stream_and_final_events_end_it() {
+    let mut s = Streams::default();
+    let a = s.open(request(), 'a');
+    let b = s.open(request(), 'b');
+    s.take_outbox();
+    assert_eq!(
+        s.route(delta(b, 0, "x")),
+        Routed::Stream { handler: 'b', event: StreamEvent::Delta { text: "x".into() }, gap: false }
+    );
+    let Routed::Stream { gap, .. } = s.route(delta(b, 2, "y")) else { panic!("routed") };
+    assert!(gap, "seq 1 was skipped");
+    let done = ServerMessage::Done {
+        stream: a,
+        finish: FinishReason::Stop,
+        usage: Usage::default(),
+        metrics: StreamMetrics::default(),
+    };
+    assert!(matches!(s.route(done.clone()), Routed::Stream { handler: 'a', .. }));
+    assert_eq!(s.route(done), Routed::Nothing, "stream a is over");
+    assert_eq!(s.live_count(), 1);
+}
+
+#[test]
+fn errors_with_and_without_stream() {
+    let mut s = Streams::default();
+    let a = s.open(request(), 1);
+    s.take_outbox();
+    let err = ServerMessage::Error {
+        stream: Some(a),
+        code: ErrorCode::RateLimited,
+        message: "Slow down.".into(),
+        retry_after_ms: Some(1500),
+    };
+    let Routed::Stream { event: StreamEvent::Failed { code, message }, .. } = s.route(err) else {
+        panic!("expected a failure")
+    };
+    assert_eq!(code, Some(ErrorCode::RateLimited));
+    assert_eq!(message, "Slow down. (retry in 2 s)");
+    assert_eq!(s.live_count(), 0);
+    let bad = ServerMessage::Error {
+        stream: None,
+        code: ErrorCode::BadFrame,
+        message: "?".into(),
+        retry_after_ms: None,
+    };
+    assert_eq!(s.route(bad), Routed::ConnectionError { code: ErrorCode::BadFrame, message: "?".into() });
+}
+
+#[test]
+fn cancel_before_sending_ends_locally() {
+    let mut s = Streams::default();
+    let a = s.open(request(), 'a');
+    let (handler, event) = s.cancel(a).expect("ends at once");
+    assert_eq!(handler, 'a');
+    assert!(matches!(event, StreamEvent::Done { finish: FinishReason::Cancelled, .. }));
+    assert!(!s.has_outbox(), "the start frame is withdrawn");
+}
+
+#[test]
+fn cancel_after_sending_asks_the_gateway() {
+    let mut s = Streams::default();
+    let a = s.open(request(), 'a');
+    s.take_outbox();
+    assert_eq!(s.cancel(a), None);
+    let frames = s.take_outbox();
+    assert_eq!(frames, [format!(r#"{{"type":"cancel","stream":{a}}}"#)]);
+}
+
+#[test]
+fn lost_connection_fails_sent_streams_and_keeps_unsent_ones() {
+    let mut s = Streams::default();
+    let sent = s.open(request(), "sent");
+    s.take_outbox();
+    s.queue_control(&ClientMessage::Ping { nonce: 1 });
+    let waiting = s.open(request(), "waiting");
+    let lost = s.connection_lost("gone");
+    assert_eq!(lost, [("sent", StreamEvent::Failed { code: None, message: "gone".into() })]);
+    let frames = s.take_outbox();
+    assert_eq!(frames.len(), 1, "only the unsent start survives: {frames:?}");
+    assert!(frames[0].contains(&format!("\"stream\":{waiting}")));
+    assert!(s.route(delta(sent, 0, "late")) == Routed::Nothing);
+}

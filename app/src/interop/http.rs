@@ -1,0 +1,51 @@
+//! `fetch` for the gateway's JSON endpoints.
+
+use serde::de::DeserializeOwned;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Response;
+
+/// Why a request failed, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    /// The request did not reach the server.
+    #[error("cannot reach {url}: {reason}")]
+    Network {
+        /// The URL.
+        url: String,
+        /// The browser's explanation.
+        reason: String,
+    },
+    /// The server answered with an error status.
+    #[error("{url} answered HTTP {status}")]
+    Status {
+        /// The URL.
+        url: String,
+        /// The status code.
+        status: u16,
+    },
+    /// The body was not the expected JSON.
+    #[error("{url} sent an unexpected answer: {reason}")]
+    Body {
+        /// The URL.
+        url: String,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// GETs `url` and parses its JSON body.
+pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, FetchError> {
+    let network =
+        |e: wasm_bindgen::JsValue| FetchError::Network { url: url.to_owned(), reason: format!("{e:?}") };
+    let window = web_sys::window()
+        .ok_or_else(|| FetchError::Network { url: url.into(), reason: "no window".into() })?;
+    let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(network)?;
+    let response: Response = response.dyn_into().map_err(network)?;
+    if !response.ok() {
+        return Err(FetchError::Status { url: url.to_owned(), status: response.status() });
+    }
+    let text = JsFuture::from(response.text().map_err(network)?).await.map_err(network)?;
+    let text = text.as_string().unwrap_or_default();
+    serde_json::from_str(&text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
+}

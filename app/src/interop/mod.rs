@@ -1,0 +1,32 @@
+//! Everything that touches JavaScript: Monaco, the preview frames, the parser worker, the socket,
+//! `fetch` and a few browser facts. Each submodule offers typed Rust functions; the rest of the app
+//! never handles a `JsValue`.
+
+pub mod editor;
+pub mod http;
+pub mod preview;
+pub mod socket;
+pub mod worker;
+
+/// Milliseconds on the page's monotonic clock (`performance.now()`).
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
+/// A random number in `0.0..1.0` (for reconnect jitter).
+pub fn random() -> f64 {
+    js_sys::Math::random()
+}
+
+/// Whether the browser believes it has a network.
+pub fn online() -> bool {
+    web_sys::window().is_none_or(|w| w.navigator().on_line())
+}
+
+/// The page's scheme (`http:`/`https:`) and host (`name:port`).
+pub fn page_origin() -> (String, String) {
+    let location = web_sys::window().map(|w| w.location());
+    let protocol = location.as_ref().and_then(|l| l.protocol().ok()).unwrap_or_else(|| "http:".into());
+    let host = location.and_then(|l| l.host().ok()).unwrap_or_else(|| "127.0.0.1:8787".into());
+    (protocol, host)
+}

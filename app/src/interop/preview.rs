@@ -1,0 +1,75 @@
+//! Typed access to the preview frames (`app/js/preview.js`).
+
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlElement;
+
+use crate::console::ConsoleLevel;
+
+#[wasm_bindgen(module = "/js/preview.js")]
+extern "C" {
+    /// The JS side of the preview.
+    type FlintPreview;
+
+    #[wasm_bindgen(js_name = createPreview)]
+    fn create_preview(
+        container: &HtmlElement,
+        runtime_url: &str,
+        on_console: &Closure<dyn FnMut(String, String)>,
+    ) -> FlintPreview;
+
+    #[wasm_bindgen(method)]
+    fn begin(this: &FlintPreview);
+
+    #[wasm_bindgen(method)]
+    fn snapshot(this: &FlintPreview, html: &str);
+
+    #[wasm_bindgen(method)]
+    fn run(this: &FlintPreview, doc: &str);
+
+    #[wasm_bindgen(method)]
+    fn dispose(this: &FlintPreview);
+}
+
+/// The live preview: snapshots morph a sandboxed runtime frame while an answer streams; the finished
+/// document runs in a fresh sandboxed frame swapped in once loaded.
+pub struct Preview {
+    js: FlintPreview,
+    _on_console: Closure<dyn FnMut(String, String)>,
+}
+
+impl Preview {
+    /// Creates the preview inside `container`; `on_console` receives the previewed pages' console
+    /// output and uncaught errors.
+    pub fn new(
+        container: &HtmlElement,
+        runtime_url: &str,
+        mut on_console: impl FnMut(ConsoleLevel, String) + 'static,
+    ) -> Self {
+        let callback = Closure::<dyn FnMut(String, String)>::new(move |level: String, text: String| {
+            on_console(ConsoleLevel::parse(&level), text);
+        });
+        let js = create_preview(container, runtime_url, &callback);
+        Self { js, _on_console: callback }
+    }
+
+    /// A new answer starts; its first snapshot replaces the previous answer's page.
+    pub fn begin(&self) {
+        self.js.begin();
+    }
+
+    /// Shows a partial document (scripts do not run); at most one is applied per animation frame.
+    pub fn snapshot(&self, html: &str) {
+        self.js.snapshot(html);
+    }
+
+    /// Runs the complete document, scripts included.
+    pub fn run(&self, doc: &str) {
+        self.js.run(doc);
+    }
+}
+
+impl Drop for Preview {
+    fn drop(&mut self) {
+        self.js.dispose();
+    }
+}

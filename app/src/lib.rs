@@ -1,0 +1,20 @@
+//! Flint's browser app (Leptos, client-side rendered, built by Trunk from the root `index.html`).
+//!
+//! The page holds one WebSocket to the gateway ([`gateway::use_gateway`]), a web worker that parses
+//! streamed answers into files ([`interop::worker`]), a Monaco editor and a sandboxed live preview
+//! ([`interop`]). [`run::Runner`] ties them together for one generation; [`components`] render it.
+//! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
+//! [`capture`], [`console`], [`models`], [`prompt`]) tested natively with `cargo test -p flint-app`.
+
+pub mod app;
+pub mod capture;
+pub mod components;
+pub mod console;
+pub mod gateway;
+pub mod interop;
+pub mod metrics;
+pub mod models;
+pub mod prompt;
+pub mod run;
+
+pub use app::App;

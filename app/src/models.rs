@@ -1,0 +1,64 @@
+//! Choosing and describing models from `GET /api/models`.
+
+use flint_protocol::{ModelInfo, ModelList};
+
+/// The model to preselect: the gateway's default when usable, else the first usable one.
+pub fn initial_choice(list: &ModelList) -> Option<String> {
+    let usable = |id: &str| list.models.iter().any(|m| m.id == id && m.available);
+    list.default
+        .clone()
+        .filter(|d| usable(d))
+        .or_else(|| list.models.iter().find(|m| m.available).map(|m| m.id.clone()))
+}
+
+/// Whether any model can be used now.
+pub fn any_usable(list: &ModelList) -> bool {
+    list.models.iter().any(|m| m.available)
+}
+
+/// The picker's text for a model; an unusable one says why.
+pub fn option_label(model: &ModelInfo) -> String {
+    match (&model.problem, model.available) {
+        (_, true) => model.label.clone(),
+        (Some(problem), false) => format!("{} — {}", model.label, problem),
+        (None, false) => format!("{} — unavailable", model.label),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(id: &str, available: bool) -> ModelInfo {
+        ModelInfo {
+            id: id.into(),
+            provider: "p".into(),
+            model: id.into(),
+            label: id.to_uppercase(),
+            context_window: 8192,
+            available,
+            problem: (!available).then(|| "no key".into()),
+        }
+    }
+
+    #[test]
+    fn default_only_when_usable() {
+        let mut list = ModelList {
+            models: vec![model("a", false), model("b", true)],
+            default: Some("a".into()),
+            notice: None,
+        };
+        assert_eq!(initial_choice(&list), Some("b".into()));
+        list.default = Some("b".into());
+        assert_eq!(initial_choice(&list), Some("b".into()));
+        list.models[1].available = false;
+        assert_eq!(initial_choice(&list), None);
+        assert!(!any_usable(&list));
+    }
+
+    #[test]
+    fn labels_explain_problems() {
+        assert_eq!(option_label(&model("a", true)), "A");
+        assert_eq!(option_label(&model("a", false)), "A — no key");
+    }
+}

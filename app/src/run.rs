@@ -1,0 +1,292 @@
+//! One generation from prompt to preview: the [`Runner`] starts a stream on the gateway, forwards its
+//! text to the parser worker, and applies the worker's updates to the editor and the preview.
+//!
+//! ```text
+//! gateway ──Delta──▶ Runner ──Append──▶ worker ──ParsedUpdate──▶ Runner ──▶ editor (append / frame)
+//!                      │                                            └────▶ preview (snapshot / frame)
+//!                      └──▶ metrics, status, error signals ──▶ components
+//! ```
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_protocol::{FinishReason, StartRequest, StreamId};
+use leptos::prelude::*;
+use send_wrapper::SendWrapper;
+
+use crate::capture::with_capture;
+use crate::console::{ConsoleLevel, ConsoleLog};
+use crate::gateway::{StreamEvent, StreamHandler};
+use crate::interop::editor::Editor;
+use crate::interop::now_ms;
+use crate::interop::preview::Preview;
+use crate::interop::worker::{ParserWorker, WORKER_URL};
+use crate::metrics::LiveMetrics;
+use crate::prompt::start_request;
+
+/// Where the current generation stands (the `stream-status` text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StreamStatus {
+    /// Nothing has run yet.
+    #[default]
+    Idle,
+    /// Text is arriving.
+    Streaming,
+    /// The answer is complete.
+    Done,
+    /// The user stopped it.
+    Cancelled,
+    /// It failed; see the error message.
+    Error,
+}
+
+impl StreamStatus {
+    /// The word shown (end-to-end tests match on it).
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Idle => "idle",
+            Self::Streaming => "streaming",
+            Self::Done => "done",
+            Self::Cancelled => "cancelled",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// The signals components read; cheap to copy.
+#[derive(Debug, Clone, Copy)]
+pub struct RunState {
+    /// The current generation's status.
+    pub status: RwSignal<StreamStatus>,
+    /// The error to show, if any.
+    pub error: RwSignal<Option<String>>,
+    /// Timing and token counts.
+    pub metrics: RwSignal<LiveMetrics>,
+    /// The model that actually serves the generation (`provider/model`), once started.
+    pub served_by: RwSignal<Option<String>>,
+    /// The previewed page's console.
+    pub console: RwSignal<ConsoleLog>,
+}
+
+impl RunState {
+    fn new() -> Self {
+        Self {
+            status: RwSignal::new(StreamStatus::Idle),
+            error: RwSignal::new(None),
+            metrics: RwSignal::new(LiveMetrics::default()),
+            served_by: RwSignal::new(None),
+            console: RwSignal::new(ConsoleLog::default()),
+        }
+    }
+}
+
+/// How the current stream ended, which decides whether its page runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Complete,
+    Stopped,
+}
+
+type StartFn = Box<dyn Fn(StartRequest, StreamHandler) -> StreamId>;
+type CancelFn = Box<dyn Fn(StreamId)>;
+
+struct Inner {
+    state: RunState,
+    start: StartFn,
+    cancel: CancelFn,
+    worker: Option<ParserWorker>,
+    editor: RefCell<Option<Editor>>,
+    preview: RefCell<Option<Preview>>,
+    current: Cell<Option<StreamId>>,
+    outcome: Cell<Option<Outcome>>,
+    user_cancelled: Cell<bool>,
+}
+
+/// Runs generations; shared through context (see [`expect_runner`]).
+#[derive(Clone)]
+pub struct Runner(SendWrapper<Rc<Inner>>);
+
+/// The [`Runner`] provided by the app.
+pub fn expect_runner() -> Runner {
+    expect_context::<Runner>()
+}
+
+impl Runner {
+    /// A runner that starts streams with `start` and stops them with `cancel` (from `use_gateway`).
+    pub fn new(
+        start: impl Fn(StartRequest, StreamHandler) -> StreamId + 'static,
+        cancel: impl Fn(StreamId) + 'static,
+    ) -> Self {
+        let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
+            let weak = weak.clone();
+            let worker = ParserWorker::spawn(WORKER_URL, move |update| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.apply(update);
+                }
+            });
+            let worker = worker.map_err(|err| leptos::logging::error!("Flint: {err}")).ok();
+            Inner {
+                state: RunState::new(),
+                start: Box::new(start),
+                cancel: Box::new(cancel),
+                worker,
+                editor: RefCell::new(None),
+                preview: RefCell::new(None),
+                current: Cell::new(None),
+                outcome: Cell::new(None),
+                user_cancelled: Cell::new(false),
+            }
+        });
+        Self(SendWrapper::new(inner))
+    }
+
+    /// The signals to display.
+    pub fn state(&self) -> RunState {
+        self.0.state
+    }
+
+    /// Gives the runner the editor to stream into.
+    pub fn attach_editor(&self, editor: Option<Editor>) {
+        *self.0.editor.borrow_mut() = editor;
+    }
+
+    /// Gives the runner the preview to render into.
+    pub fn attach_preview(&self, preview: Option<Preview>) {
+        *self.0.preview.borrow_mut() = preview;
+    }
+
+    /// Adds a line to the console panel.
+    pub fn log(&self, level: ConsoleLevel, text: String) {
+        self.0.state.console.update(|c| c.push(level, text));
+    }
+
+    /// Starts generating `prompt` with `model`, stopping any generation under way.
+    pub fn run(&self, model: Option<String>, prompt: &str) {
+        let inner = &self.0;
+        let state = inner.state;
+        if prompt.trim().is_empty() {
+            state.error.set(Some("Type what to build first.".into()));
+            return;
+        }
+        let Some(model) = model else {
+            state
+                .error
+                .set(Some("No model is selected: pick one that is available (see the notice above).".into()));
+            state.status.set(StreamStatus::Error);
+            return;
+        };
+        self.stop_current();
+        state.error.set(None);
+        state.served_by.set(None);
+        state.console.update(ConsoleLog::clear);
+        state.status.set(StreamStatus::Streaming);
+        state.metrics.set(LiveMetrics::started(now_ms()));
+        inner.outcome.set(None);
+        inner.user_cancelled.set(false);
+        if let Some(editor) = inner.editor.borrow().as_ref() {
+            editor.reset("markdown");
+            editor.begin();
+        }
+        if let Some(preview) = inner.preview.borrow().as_ref() {
+            preview.begin();
+        }
+        let weak = Rc::downgrade(&**inner);
+        let id_cell = Rc::new(Cell::new(0));
+        let id_for_handler = Rc::clone(&id_cell);
+        let handler: StreamHandler = Rc::new(move |event| {
+            if let Some(inner) = weak.upgrade() {
+                inner.on_event(id_for_handler.get(), event);
+            }
+        });
+        let id = (inner.start)(start_request(&model, prompt), handler);
+        id_cell.set(id);
+        inner.current.set(Some(id));
+        inner.send(WorkerRequest::Reset { stream: id });
+    }
+
+    /// Stops the current generation; the text so far stays.
+    pub fn cancel(&self) {
+        let inner = &self.0;
+        let Some(id) = inner.current.get() else { return };
+        if inner.state.status.get_untracked() != StreamStatus::Streaming {
+            return;
+        }
+        inner.user_cancelled.set(true);
+        inner.state.status.set(StreamStatus::Cancelled);
+        (inner.cancel)(id);
+    }
+
+    fn stop_current(&self) {
+        let inner = &self.0;
+        if let Some(old) = inner.current.take() {
+            if inner.state.status.get_untracked() == StreamStatus::Streaming {
+                (inner.cancel)(old);
+            }
+            // Its later events and updates are ignored; free the worker's copy now.
+            inner.send(WorkerRequest::Finish { stream: old });
+        }
+    }
+}
+
+impl Inner {
+    fn send(&self, request: WorkerRequest) {
+        if let Some(worker) = &self.worker {
+            worker.send(&request);
+        }
+    }
+
+    fn on_event(&self, id: StreamId, event: StreamEvent) {
+        if self.current.get() != Some(id) {
+            return;
+        }
+        let state = self.state;
+        match event {
+            StreamEvent::Started { provider, model } => {
+                state.served_by.set(Some(format!("{provider}/{model}")))
+            }
+            StreamEvent::Delta { text } => {
+                state.metrics.update(|m| m.on_text(now_ms(), text.len()));
+                self.send(WorkerRequest::Append { stream: id, text });
+            }
+            StreamEvent::Done { finish, usage, metrics } => {
+                state.metrics.update(|m| m.on_done(usage, metrics));
+                let cancelled = finish == FinishReason::Cancelled || self.user_cancelled.get();
+                self.outcome.set(Some(if cancelled { Outcome::Stopped } else { Outcome::Complete }));
+                state.status.set(if cancelled { StreamStatus::Cancelled } else { StreamStatus::Done });
+                self.send(WorkerRequest::Finish { stream: id });
+            }
+            StreamEvent::Failed { message, .. } => {
+                self.outcome.set(Some(Outcome::Stopped));
+                if !self.user_cancelled.get() {
+                    state.error.set(Some(message));
+                    state.status.set(StreamStatus::Error);
+                }
+                self.send(WorkerRequest::Finish { stream: id });
+            }
+        }
+    }
+
+    fn apply(&self, update: ParsedUpdate) {
+        if self.current.get() != Some(update.stream) {
+            return;
+        }
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            if update.code_reset {
+                editor.reset(&update.language);
+            }
+            editor.append(&update.code_append);
+            if update.done {
+                editor.finish();
+            }
+        }
+        let Some(doc) = update.preview else { return };
+        if let Some(preview) = self.preview.borrow().as_ref() {
+            if update.done && self.outcome.get() == Some(Outcome::Complete) {
+                preview.run(&with_capture(&doc));
+            } else {
+                preview.snapshot(&doc);
+            }
+        }
+    }
+}
