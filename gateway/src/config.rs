@@ -303,6 +303,33 @@ mod tests {
     }
 
     #[test]
+    fn the_example_file_parses_as_shipped_and_with_every_section_enabled() {
+        let text = include_str!("../../flint.example.toml");
+        let shipped = Config::parse(text, Path::new("flint.example.toml")).expect("example parses");
+        assert_eq!(shipped.providers.len(), 1, "only Cerebras is enabled as shipped");
+        let enabled: String = text
+            .lines()
+            .map(|line| match line.strip_prefix("# ") {
+                Some(rest)
+                    if rest.starts_with("[[") || rest.split_once(" = ").is_some_and(|(k, _)| is_key(k)) =>
+                {
+                    rest
+                }
+                _ => line,
+            })
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        let all = Config::parse(&enabled, Path::new("flint.example.toml")).expect("every section parses");
+        let names: Vec<_> = all.providers.iter().map(ProviderConfig::name).collect();
+        assert_eq!(names, ["cerebras", "groq", "llamacpp", "ollama", "local"]);
+        assert!(all.default_model.is_some());
+    }
+
+    fn is_key(word: &str) -> bool {
+        !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    }
+
+    #[test]
     fn a_typo_is_reported_with_the_file_name() {
         let err = Config::parse("[server]\nlisten_on = 1", Path::new("my.toml")).expect_err("unknown field");
         assert!(err.to_string().contains("my.toml"), "{err}");

@@ -56,7 +56,13 @@ impl Coalescer {
         }
         let sent = send(&self.pending);
         self.pending.clear();
-        self.last_flush = Some(now);
+        // Keep the cadence: a flush up to one interval after it was due counts as on time, so
+        // the timer's late ticks do not stretch every frame (16 ms would become 17–19 ms).
+        let due = self.last_flush.map(|last| last + self.interval);
+        self.last_flush = Some(match due {
+            Some(due) if now >= due && now - due < self.interval => due,
+            _ => now,
+        });
         Some(sent)
     }
 }
@@ -92,6 +98,19 @@ mod tests {
         assert_eq!(take(&mut c, t0 + ms(16)).as_deref(), Some("bcd"));
         assert!(!c.push("e", t0 + ms(20)));
         assert_eq!(c.deadline(), Some(t0 + ms(32)));
+    }
+
+    #[test]
+    fn late_timer_ticks_do_not_stretch_the_cadence() {
+        let mut c = Coalescer::new(FRAME_INTERVAL);
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        c.push("a", t0);
+        take(&mut c, t0);
+        c.push("b", t0 + ms(1));
+        take(&mut c, t0 + ms(18));
+        c.push("c", t0 + ms(20));
+        assert_eq!(c.deadline(), Some(t0 + ms(32)), "the next frame stays on the 16 ms grid");
     }
 
     #[test]

@@ -52,7 +52,7 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             "invalid_request_error",
         );
     }
-    let (text, rate, finishes) = match Script::parse(model) {
+    let (tokens, rate, finishes) = match Script::parse(model) {
         Script::Fail429 => {
             let (status, mut response, _) = error(
                 StatusCode::TOO_MANY_REQUESTS,
@@ -87,9 +87,9 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             let response = ([(header::CONTENT_TYPE, "text/html")], GARBAGE_BODY).into_response();
             return (StatusCode::OK, response, None);
         }
-        Script::DropMidway { rate } => (DROP_MIDWAY_TEXT.to_owned(), rate, false),
+        Script::DropMidway { rate } => (escaped_tokens(DROP_MIDWAY_TEXT), rate, false),
         Script::Fixture { name, rate } => match load(shared, &name) {
-            Some(text) => (text, rate, true),
+            Some(tokens) => (tokens, rate, true),
             None => {
                 let message = format!("The model `{model}` does not exist or you do not have access to it.");
                 return error(StatusCode::NOT_FOUND, &message, "model_not_found");
@@ -100,9 +100,8 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
         .iter()
         .find_map(|field| body.get(*field).and_then(Value::as_u64))
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
-    let mut tokens: Vec<String> = script::tokenize(&text).into_iter().map(str::to_owned).collect();
+    let count = tokens.len().min(limit);
     let truncated = tokens.len() > limit;
-    tokens.truncate(limit);
     let finish = finishes.then_some(if truncated { "length" } else { "stop" });
     let include_usage = body.pointer("/stream_options/include_usage").and_then(Value::as_bool) == Some(true);
     let prompt_chars: usize = body
@@ -114,6 +113,7 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
         id,
         model: model.to_owned(),
         tokens,
+        count,
         interval: script::interval(rate.unwrap_or(shared.options.rate)),
         finish,
         include_usage,
@@ -122,16 +122,33 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
     (StatusCode::OK, StatusCode::OK.into_response(), Some(answer))
 }
 
-/// An inline text or `<fixtures>/<name>.md`; names that could leave the folder are refused.
-fn load(shared: &Shared, name: &str) -> Option<String> {
-    if let Some(text) = shared.options.inline.get(name) {
-        return Some(text.clone());
+/// The tokens of an inline text or `<fixtures>/<name>.md`, cached after the first load so a
+/// request's first token is not delayed by reading and cutting a large fixture. Names that could
+/// leave the folder are refused.
+fn load(shared: &Shared, name: &str) -> Option<Arc<[String]>> {
+    let mut cache = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(tokens) = cache.get(name) {
+        return Some(tokens.clone());
     }
-    let safe = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !safe {
-        return None;
-    }
-    std::fs::read_to_string(shared.options.fixtures.join(format!("{name}.md"))).ok()
+    let text = match shared.options.inline.get(name) {
+        Some(text) => text.clone(),
+        None => {
+            let safe =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !safe {
+                return None;
+            }
+            std::fs::read_to_string(shared.options.fixtures.join(format!("{name}.md"))).ok()?
+        }
+    };
+    let tokens = escaped_tokens(&text);
+    cache.insert(name.to_owned(), tokens.clone());
+    Some(tokens)
+}
+
+/// `text` cut into tokens, each serialised as a JSON string literal.
+fn escaped_tokens(text: &str) -> Arc<[String]> {
+    script::tokenize(text).into_iter().map(|t| serde_json::to_string(t).unwrap_or_default()).collect()
 }
 
 /// An OpenAI-style error response.

@@ -69,6 +69,8 @@ pub fn fixtures_dir() -> PathBuf {
 pub(crate) struct Shared {
     options: Options,
     log: Arc<log::RequestLog>,
+    /// Fixture name → its tokens as JSON string literals.
+    cache: std::sync::Mutex<HashMap<String, Arc<[String]>>>,
 }
 
 /// The routes, for embedding in another server.
@@ -100,7 +102,7 @@ impl ScriptedUpstream {
     pub async fn bind(addr: SocketAddr, options: Options) -> io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared { options, log: Arc::default() });
+        let shared = Arc::new(Shared { options, log: Arc::default(), cache: Default::default() });
         let shutdown = CancellationToken::new();
         let app = router(shared.clone());
         let stop = shutdown.clone();

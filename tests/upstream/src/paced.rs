@@ -21,8 +21,10 @@ pub(crate) struct Answer {
     pub id: u64,
     /// Echoed in every chunk's `model`.
     pub model: String,
-    /// The tokens to send.
-    pub tokens: Vec<String>,
+    /// The tokens, each already a JSON string literal (escaped once, when the fixture was loaded).
+    pub tokens: Arc<[String]>,
+    /// How many of them to send (`max_tokens`).
+    pub count: usize,
     /// Time between tokens.
     pub interval: Duration,
     /// `Some("stop" | "length")` to finish normally; `None` to end without finishing (drop-midway).
@@ -73,7 +75,7 @@ pub(crate) fn body(answer: Answer, log: Arc<RequestLog>) -> impl Stream<Item = R
         Pacer { answer, prefix, start: Instant::now(), next: 0, guard, buf: String::with_capacity(4096) };
     futures::stream::unfold(Some(pacer), |state| async move {
         let mut pacer = state?;
-        if pacer.next < pacer.answer.tokens.len() {
+        if pacer.next < pacer.answer.count {
             let chunk = pacer.tokens_due().await;
             Some((Ok(chunk), Some(pacer)))
         } else {
@@ -93,9 +95,14 @@ impl Pacer {
 
     /// Waits for the next token's deadline, then returns every token due by now.
     async fn tokens_due(&mut self) -> Bytes {
-        tokio::time::sleep_until(self.due_at(self.next)).await;
+        let due = self.due_at(self.next);
+        // Only sleep when the token is not due yet: the timer has millisecond ticks, and an
+        // already-due token (the first one) must not wait for the next tick.
+        if Instant::now() < due {
+            tokio::time::sleep_until(due).await;
+        }
         let now = Instant::now();
-        let total = self.answer.tokens.len();
+        let total = self.answer.count;
         let elapsed = now.saturating_duration_since(self.start).as_secs_f64();
         let interval = self.answer.interval.as_secs_f64();
         let due = if interval > 0.0 { (elapsed / interval) as usize + 1 } else { total };
@@ -103,7 +110,7 @@ impl Pacer {
         self.buf.clear();
         for index in self.next..end {
             let role = if index == 0 { r#""role":"assistant","# } else { "" };
-            let content = serde_json::to_string(&self.answer.tokens[index]).unwrap_or_default();
+            let content = &self.answer.tokens[index];
             let _ = write!(
                 self.buf,
                 "{}[{{\"index\":0,\"delta\":{{{role}\"content\":{content}}},\"finish_reason\":null}}]}}\n\n",
@@ -122,7 +129,7 @@ impl Pacer {
             format!("{}[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{finish}\"}}]}}\n\n", self.prefix);
         if self.answer.include_usage {
             let prompt = self.answer.prompt_tokens;
-            let completion = self.answer.tokens.len() as u32;
+            let completion = u32::try_from(self.answer.count).unwrap_or(u32::MAX);
             let _ = write!(
                 out,
                 "{}[],\"usage\":{{\"prompt_tokens\":{prompt},\"completion_tokens\":{completion},\"total_tokens\":{}}}}}\n\n",
