@@ -55,15 +55,20 @@ export class FlintPreview {
     }
   }
 
-  /** Runs the complete document `doc` (scripts included) in a fresh frame, swapped in once loaded. */
-  run(doc) {
+  /**
+   * Runs the complete document `doc` (scripts included) in a fresh frame, swapped in once loaded;
+   * then calls `onShown()`. A later `run` supersedes this one, whose `onShown` is then never called.
+   */
+  run(doc, onShown) {
     this.newAnswer = false;
     for (const pending of this.finals.filter((f) => f !== this.front)) pending.remove();
     this.finals = this.finals.filter((f) => f === this.front);
     const frame = makeFrame(this.container, 'Preview (running)');
     this.finals.push(frame);
     frame.addEventListener('load', () => {
-      if (this.finals.includes(frame)) this.#bringToFront(frame);
+      if (!this.finals.includes(frame)) return;
+      this.#bringToFront(frame);
+      onShown();
     }, { once: true });
     frame.srcdoc = doc;
   }

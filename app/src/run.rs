@@ -100,7 +100,10 @@ struct Inner {
     preview: RefCell<Option<Preview>>,
     current: Cell<Option<StreamId>>,
     outcome: Cell<Option<Outcome>>,
-    user_cancelled: Cell<bool>,
+    /// The user stopped the current stream: what the editor shows now is final.
+    frozen: Cell<bool>,
+    /// The worker was told the current stream is over.
+    worker_finished: Cell<bool>,
 }
 
 /// Runs generations; shared through context (see [`expect_runner`]).
@@ -135,7 +138,8 @@ impl Runner {
                 preview: RefCell::new(None),
                 current: Cell::new(None),
                 outcome: Cell::new(None),
-                user_cancelled: Cell::new(false),
+                frozen: Cell::new(false),
+                worker_finished: Cell::new(false),
             }
         });
         Self(SendWrapper::new(inner))
@@ -183,7 +187,8 @@ impl Runner {
         state.status.set(StreamStatus::Streaming);
         state.metrics.set(LiveMetrics::started(now_ms()));
         inner.outcome.set(None);
-        inner.user_cancelled.set(false);
+        inner.frozen.set(false);
+        inner.worker_finished.set(false);
         if let Some(editor) = inner.editor.borrow().as_ref() {
             editor.reset("markdown");
             editor.begin();
@@ -205,26 +210,28 @@ impl Runner {
         inner.send(WorkerRequest::Reset { stream: id });
     }
 
-    /// Stops the current generation; the text so far stays.
+    /// Stops the current generation. The editor keeps exactly what it shows: text still in flight
+    /// is dropped, so nothing changes after the user pressed Cancel.
     pub fn cancel(&self) {
         let inner = &self.0;
         let Some(id) = inner.current.get() else { return };
-        if inner.state.status.get_untracked() != StreamStatus::Streaming {
+        if inner.state.status.get_untracked() != StreamStatus::Streaming || inner.frozen.get() {
             return;
         }
-        inner.user_cancelled.set(true);
         inner.state.status.set(StreamStatus::Cancelled);
         (inner.cancel)(id);
+        inner.freeze(id);
     }
 
     fn stop_current(&self) {
         let inner = &self.0;
-        if let Some(old) = inner.current.take() {
-            if inner.state.status.get_untracked() == StreamStatus::Streaming {
+        if let Some(old) = inner.current.get() {
+            if inner.state.status.get_untracked() == StreamStatus::Streaming && !inner.frozen.get() {
                 (inner.cancel)(old);
             }
-            // Its later events and updates are ignored; free the worker's copy now.
-            inner.send(WorkerRequest::Finish { stream: old });
+            // Its later events and updates are ignored from here on.
+            inner.finish_worker(old);
+            inner.current.set(None);
         }
     }
 }
@@ -236,39 +243,69 @@ impl Inner {
         }
     }
 
+    /// Tells the worker the stream is over (once); it answers with the final update.
+    fn finish_worker(&self, id: StreamId) {
+        if !self.worker_finished.replace(true) {
+            self.send(WorkerRequest::Finish { stream: id });
+        }
+    }
+
+    fn freeze(&self, id: StreamId) {
+        if self.frozen.replace(true) {
+            return;
+        }
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            editor.finish();
+        }
+        self.finish_worker(id);
+    }
+
     fn on_event(&self, id: StreamId, event: StreamEvent) {
         if self.current.get() != Some(id) {
             return;
         }
         let state = self.state;
         match event {
-            StreamEvent::Started { provider, model } => {
-                state.served_by.set(Some(format!("{provider}/{model}")))
-            }
+            StreamEvent::Started { provider, model } => state.served_by.set(Some(format!("{provider}/{model}"))),
             StreamEvent::Delta { text } => {
+                if self.frozen.get() {
+                    return;
+                }
                 state.metrics.update(|m| m.on_text(now_ms(), text.len()));
                 self.send(WorkerRequest::Append { stream: id, text });
             }
             StreamEvent::Done { finish, usage, metrics } => {
                 state.metrics.update(|m| m.on_done(usage, metrics));
-                let cancelled = finish == FinishReason::Cancelled || self.user_cancelled.get();
-                self.outcome.set(Some(if cancelled { Outcome::Stopped } else { Outcome::Complete }));
-                state.status.set(if cancelled { StreamStatus::Cancelled } else { StreamStatus::Done });
-                self.send(WorkerRequest::Finish { stream: id });
+                if self.frozen.get() {
+                    return;
+                }
+                if finish == FinishReason::Cancelled {
+                    self.outcome.set(Some(Outcome::Stopped));
+                    state.status.set(StreamStatus::Cancelled);
+                } else {
+                    // "done" once the finished page is on screen (see `apply`).
+                    self.outcome.set(Some(Outcome::Complete));
+                    if self.worker.is_none() {
+                        state.status.set(StreamStatus::Done);
+                    }
+                }
+                self.finish_worker(id);
             }
             StreamEvent::Failed { message, .. } => {
-                self.outcome.set(Some(Outcome::Stopped));
-                if !self.user_cancelled.get() {
-                    state.error.set(Some(message));
-                    state.status.set(StreamStatus::Error);
+                if self.frozen.get() {
+                    return;
                 }
-                self.send(WorkerRequest::Finish { stream: id });
+                self.outcome.set(Some(Outcome::Stopped));
+                state.error.set(Some(message));
+                state.status.set(StreamStatus::Error);
+                self.finish_worker(id);
             }
         }
     }
 
-    fn apply(&self, update: ParsedUpdate) {
-        if self.current.get() != Some(update.stream) {
+    fn apply(self: &Rc<Self>, update: ParsedUpdate) {
+        let id = update.stream;
+        if self.current.get() != Some(id) || self.frozen.get() {
             return;
         }
         if let Some(editor) = self.editor.borrow().as_ref() {
@@ -280,13 +317,22 @@ impl Inner {
                 editor.finish();
             }
         }
-        let Some(doc) = update.preview else { return };
-        if let Some(preview) = self.preview.borrow().as_ref() {
-            if update.done && self.outcome.get() == Some(Outcome::Complete) {
-                preview.run(&with_capture(&doc));
-            } else {
-                preview.snapshot(&doc);
+        let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
+        let preview = self.preview.borrow();
+        match (update.preview, preview.as_ref()) {
+            (Some(doc), Some(preview)) if complete => {
+                let weak = Rc::downgrade(self);
+                preview.run(&with_capture(&doc), move || {
+                    if let Some(inner) = weak.upgrade()
+                        && inner.current.get() == Some(id)
+                    {
+                        inner.state.status.set(StreamStatus::Done);
+                    }
+                });
             }
+            (Some(doc), Some(preview)) => preview.snapshot(&doc),
+            _ if complete => self.state.status.set(StreamStatus::Done),
+            _ => {}
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Typed access to the preview frames (`app/js/preview.js`).
 
+use std::cell::RefCell;
+
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
 
@@ -24,7 +26,7 @@ extern "C" {
     fn snapshot(this: &FlintPreview, html: &str);
 
     #[wasm_bindgen(method)]
-    fn run(this: &FlintPreview, doc: &str);
+    fn run(this: &FlintPreview, doc: &str, on_shown: &Closure<dyn FnMut()>);
 
     #[wasm_bindgen(method)]
     fn dispose(this: &FlintPreview);
@@ -35,6 +37,8 @@ extern "C" {
 pub struct Preview {
     js: FlintPreview,
     _on_console: Closure<dyn FnMut(String, String)>,
+    /// The latest `run`'s callback; JS never calls a superseded one, so replacing it is safe.
+    on_shown: RefCell<Option<Closure<dyn FnMut()>>>,
 }
 
 impl Preview {
@@ -49,7 +53,7 @@ impl Preview {
             on_console(ConsoleLevel::parse(&level), text);
         });
         let js = create_preview(container, runtime_url, &callback);
-        Self { js, _on_console: callback }
+        Self { js, _on_console: callback, on_shown: RefCell::new(None) }
     }
 
     /// A new answer starts; its first snapshot replaces the previous answer's page.
@@ -62,9 +66,12 @@ impl Preview {
         self.js.snapshot(html);
     }
 
-    /// Runs the complete document, scripts included.
-    pub fn run(&self, doc: &str) {
-        self.js.run(doc);
+    /// Runs the complete document, scripts included; `on_shown` is called once it is on screen
+    /// (never, if another `run` comes first).
+    pub fn run(&self, doc: &str, on_shown: impl FnOnce() + 'static) {
+        let callback = Closure::once(on_shown);
+        self.js.run(doc, &callback);
+        *self.on_shown.borrow_mut() = Some(callback);
     }
 }
 
