@@ -127,7 +127,9 @@ export class FlintEditor {
     const lastColumn = model.getLineMaxColumn(lastLine);
     const follow = this.#bottomVisible(lastLine);
     model.applyEdits([{ range: new this.monaco.Range(lastLine, lastColumn, lastLine, lastColumn), text }]);
-    if (follow) this.editor.revealLine(model.getLineCount(), 1 /* Immediate */);
+    // setScrollTop rather than revealLine: revealing also measures the line horizontally, which
+    // forces a layout read every frame.
+    if (follow) this.editor.setScrollTop(this.editor.getScrollHeight(), 1 /* Immediate */);
   }
 
   // Follow the stream only while the user has not scrolled up to read.
