@@ -41,6 +41,19 @@ struct Run {
     total: Duration,
     tokens: u32,
     frames: u32,
+    /// CPU time the whole process (upstream, gateway, client) spent during the run.
+    cpu: Duration,
+}
+
+/// CPU time of all this process's threads so far, in nanoseconds precision (`/proc/self/task/*/schedstat`).
+fn process_cpu() -> Duration {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Duration::ZERO };
+    let nanos: u64 = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(nanos)
 }
 
 struct Args {
@@ -174,6 +187,7 @@ struct Delta<'a> {
 
 /// Reads the upstream's SSE directly, as a client without the gateway would.
 async fn direct(http: &reqwest::Client, base: &str, model: &str, max_tokens: u32) -> anyhow::Result<Run> {
+    let cpu = process_cpu();
     let start = Instant::now();
     let mut response = http
         .post(format!("{base}/chat/completions"))
@@ -204,7 +218,7 @@ async fn direct(http: &reqwest::Client, base: &str, model: &str, max_tokens: u32
         }
     }
     let first = first.context("the direct stream had no text")?;
-    Ok(Run { ttft: first - start, total: start.elapsed(), tokens, frames: events })
+    Ok(Run { ttft: first - start, total: start.elapsed(), tokens, frames: events, cpu: process_cpu() - cpu })
 }
 
 async fn next_frame(ws: &mut Ws) -> anyhow::Result<ServerMessage> {
@@ -226,6 +240,7 @@ async fn via_gateway(ws: &mut Ws, stream: u32, model: &str, max_tokens: u32) -> 
         params: GenParams { max_tokens: Some(max_tokens), ..GenParams::default() },
     };
     let json = serde_json::to_string(&ClientMessage::Start(start))?;
+    let cpu = process_cpu();
     let t0 = Instant::now();
     ws.send(Message::Text(json.into())).await?;
     let (mut first, mut frames) = (None, 0u32);
@@ -237,12 +252,8 @@ async fn via_gateway(ws: &mut Ws, stream: u32, model: &str, max_tokens: u32) -> 
             }
             ServerMessage::Done { usage, .. } => {
                 let first = first.context("the gateway stream had no text")?;
-                return Ok(Run {
-                    ttft: first - t0,
-                    total: t0.elapsed(),
-                    tokens: usage.completion_tokens,
-                    frames,
-                });
+                let (total, cpu) = (t0.elapsed(), process_cpu() - cpu);
+                return Ok(Run { ttft: first - t0, total, tokens: usage.completion_tokens, frames, cpu });
             }
             ServerMessage::Error { message, .. } => bail!("gateway error: {message}"),
             _ => {}
@@ -266,6 +277,7 @@ struct Row {
     gateway_long_ms: f64,
     tokens: u32,
     overhead_us: f64,
+    cpu_us: f64,
     frames_per_s: f64,
 }
 
@@ -280,7 +292,13 @@ impl Row {
             .zip(gl)
             .map(|(d, g)| (ms(g.total) - ms(d.total)) * 1000.0 / f64::from(g.tokens.max(1)))
             .collect();
+        let cpu: Vec<f64> = dl
+            .iter()
+            .zip(gl)
+            .map(|(d, g)| (g.cpu.as_secs_f64() - d.cpu.as_secs_f64()) * 1e6 / f64::from(g.tokens.max(1)))
+            .collect();
         Self {
+            cpu_us: percentile(&cpu, 0.5),
             rate,
             direct: (percentile(d, 0.5), percentile(d, 0.95)),
             gateway: (percentile(g, 0.5), percentile(g, 0.95)),
@@ -305,7 +323,12 @@ fn machine() -> String {
                 .map(|(_, v)| v.trim().to_owned())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    format!("{cores} cores (nproc), {cpu}")
+    // The machines are shared: the load at the end of the run says how noisy the numbers may be.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into());
+    format!("{cores} cores (nproc), {cpu}; load average {load} at the end of the run")
 }
 
 fn report(args: &Args, rows: &[Row]) -> String {
@@ -339,21 +362,24 @@ fn report(args: &Args, rows: &[Row]) -> String {
     let _ = writeln!(out, "\n## {}-token stream\n", args.tokens);
     let _ = writeln!(
         out,
-        "| upstream rate | direct (ms) | gateway (ms) | overhead per token (µs) | delta frames/s at the client |"
+        "| upstream rate | direct (ms) | gateway (ms) | overhead per token (µs) | extra CPU per token (µs) | delta frames/s at the client |"
     );
-    let _ = writeln!(out, "|---:|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|");
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} tok/s | {:.1} | {:.1} | {:.2} | {:.1} |",
-            r.rate, r.direct_long_ms, r.gateway_long_ms, r.overhead_us, r.frames_per_s
+            "| {} tok/s | {:.1} | {:.1} | {:.2} | {:.2} | {:.1} |",
+            r.rate, r.direct_long_ms, r.gateway_long_ms, r.overhead_us, r.cpu_us, r.frames_per_s
         );
     }
     let _ = writeln!(
         out,
         "\n`added p50` is the median of the paired differences (gateway − direct). Overhead per token is \
          (gateway duration − direct duration) / tokens ({} tokens), median of the pairs; both durations \
-         run from sending the request to the end of the stream. The gateway coalesces text into at most \
+         run from sending the request to the end of the stream, so they show latency added at the end, not \
+         work. Extra CPU per token is the process's CPU time (all threads, from `/proc/self/task/*/schedstat`) \
+         during the gateway run minus during the direct run, per token: the gateway's parse, coalesce and \
+         WebSocket work plus the WebSocket client's, less the direct client's SSE parsing. The gateway coalesces text into at most \
          one frame per 16 ms per stream, so frames/s stays near 60 whatever the upstream's rate.",
         rows.first().map_or(0, |r| r.tokens)
     );

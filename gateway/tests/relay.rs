@@ -36,6 +36,17 @@ async fn a_stream_arrives_in_order_and_complete() {
 }
 
 #[tokio::test]
+async fn finished_streams_leave_the_upstream_connection_reusable() {
+    let gw = start().await;
+    let mut client = Client::connect(gw.addr).await;
+    client.run(1, "counter@20000").await;
+    client.run(2, "counter@20000").await;
+    let log = gw.upstream.requests();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0].peer, log[1].peer, "the second request should reuse the first one's connection");
+}
+
+#[tokio::test]
 async fn ten_concurrent_streams_on_one_socket_all_complete() {
     let gw = start().await;
     let mut client = Client::connect(gw.addr).await;

@@ -1,10 +1,11 @@
 //! HTTP handlers: the chat-completions script and the log endpoints.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -15,7 +16,11 @@ use crate::paced::{self, Answer};
 use crate::script::{self, DROP_MIDWAY_TEXT, GARBAGE_BODY, RETRY_AFTER_SECS, Script};
 
 /// `POST /v1/chat/completions`.
-pub(crate) async fn chat_completions(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+pub(crate) async fn chat_completions(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Bytes,
+) -> Response {
     let id = shared.log.next_id();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let model = body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -23,6 +28,7 @@ pub(crate) async fn chat_completions(State(shared): State<Arc<Shared>>, body: By
     shared.log.push(RequestRecord {
         id,
         model,
+        peer: peer.to_string(),
         body,
         status: status.as_u16(),
         tokens_sent: 0,

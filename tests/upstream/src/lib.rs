@@ -107,7 +107,9 @@ impl ScriptedUpstream {
         let app = router(shared.clone());
         let stop = shutdown.clone();
         let server = tokio::spawn(async move {
-            axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await
+            axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+                .with_graceful_shutdown(stop.cancelled_owned())
+                .await
         });
         Ok(Self { addr, shared, shutdown, server: Some(server) })
     }

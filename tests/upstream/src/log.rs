@@ -13,6 +13,8 @@ pub struct RequestRecord {
     pub id: u64,
     /// The request's `model` field.
     pub model: String,
+    /// The client's address: the same for requests over one reused connection.
+    pub peer: String,
     /// The whole request body as received.
     pub body: serde_json::Value,
     /// The status the upstream answered with.
