@@ -175,7 +175,7 @@ where
                 self.send(frames::encode(&ServerMessage::Pong { nonce })).await
             }
             Err(err) => {
-                let what = if err.is_data() { "is not a known message" } else { "is not valid JSON" };
+                let what = if err.is_data() { "is not a valid Flint message" } else { "is not valid JSON" };
                 self.send(frames::error(None, ErrorCode::BadFrame, format!("the frame {what}: {err}"))).await
             }
         }
