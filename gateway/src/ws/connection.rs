@@ -81,6 +81,8 @@ pub async fn serve_socket<S, R, E>(
     }
     let shutdown = c.state.shutdown().clone();
     let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);
+    // After a stall, one ping is enough; a burst of catch-up pings is not.
+    keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let step = tokio::select! {
             biased;
