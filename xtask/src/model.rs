@@ -101,8 +101,7 @@ fn fetch_into(work: &Path, target: &Path) -> anyhow::Result<()> {
         );
     }
     println!("model: sha256 {digest} ok");
-    fs::rename(&gguf, target)
-        .with_context(|| format!("moving the model to {}", target.display()))?;
+    fs::rename(&gguf, target).with_context(|| format!("moving the model to {}", target.display()))?;
     Ok(())
 }
 

