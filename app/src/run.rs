@@ -266,7 +266,9 @@ impl Inner {
         }
         let state = self.state;
         match event {
-            StreamEvent::Started { provider, model } => state.served_by.set(Some(format!("{provider}/{model}"))),
+            StreamEvent::Started { provider, model } => {
+                state.served_by.set(Some(format!("{provider}/{model}")))
+            }
             StreamEvent::Delta { text } => {
                 if self.frozen.get() {
                     return;
