@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::app::ModelChoice;
-use crate::models::option_label;
+use crate::models::{any_usable, option_label};
 
 /// A `<select>` of the gateway's models; unusable ones are shown disabled with their problem.
 #[component]
@@ -26,6 +26,9 @@ pub fn ModelPicker() -> impl IntoView {
     let placeholder = move || match choice.models.get() {
         None => Some(view! { <option value="" disabled=true>"Loading models…"</option> }),
         Some(Err(_)) => Some(view! { <option value="" disabled=true>"Models unavailable"</option> }),
+        Some(Ok(list)) if !any_usable(&list) && !list.models.is_empty() => {
+            Some(view! { <option value="" disabled=true>"No usable model"</option> })
+        }
         Some(Ok(list)) if list.models.is_empty() => {
             Some(view! { <option value="" disabled=true>"No models configured"</option> })
         }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use flint_protocol::worker::{ParsedUpdate, WorkerRequest, WorkerResponse};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{ErrorEvent, MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// Where Trunk puts the worker's loader (`data-loader-shim` on the worker's link in index.html).
 pub const WORKER_URL: &str = "./flint-worker_loader.js";
@@ -39,8 +39,12 @@ pub struct ParserWorker {
 impl ParserWorker {
     /// Starts the worker; `on_update` receives each stream's parsed updates.
     pub fn spawn(url: &str, on_update: impl Fn(ParsedUpdate) + 'static) -> Result<Self, WorkerError> {
-        let worker =
-            Worker::new(url).map_err(|e| WorkerError { url: url.to_owned(), reason: format!("{e:?}") })?;
+        // A module worker: Trunk builds it with `data-bindgen-target="web"`, whose loader imports the
+        // wasm-bindgen glue (the classic `no-modules` loader calls init in a deprecated way).
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options(url, &options)
+            .map_err(|e| WorkerError { url: url.to_owned(), reason: format!("{e:?}") })?;
         let pending = Rc::new(RefCell::new(Pending::default()));
         let for_messages = Rc::clone(&pending);
         let for_ready = worker.clone();
