@@ -1,5 +1,6 @@
 //! The previewed page's console output and errors.
 
+use leptos::html::Div;
 use leptos::prelude::*;
 
 use crate::run::expect_runner;
@@ -17,6 +18,14 @@ pub fn ConsolePanel() -> impl IntoView {
         })
     };
     let entries = move || console.with(|c| c.entries().cloned().collect::<Vec<_>>());
+    // Keep the newest line in view as lines arrive.
+    let body = NodeRef::<Div>::new();
+    Effect::new(move |_| {
+        console.track();
+        if let Some(el) = body.get() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    });
     view! {
         <div class="console" data-testid="console-panel">
             <div class="console-head">
@@ -25,7 +34,7 @@ pub fn ConsolePanel() -> impl IntoView {
                 <span class="spacer"></span>
                 <button class="link" on:click=move |_| console.update(|c| c.clear())>"Clear"</button>
             </div>
-            <div class="console-body">
+            <div class="console-body" node_ref=body>
                 <For each=entries key=|e| e.id let(entry)>
                     <div class=format!("console-entry {}", entry.level.as_str()) data-testid="console-entry" data-level=entry.level.as_str()>
                         {entry.text}
