@@ -54,7 +54,7 @@ mod bench {
         }
         let runtime = tokio::runtime::Runtime::new()?;
         let request = common::request(&config, SHORT_PROMPT, greedy());
-        let prompt = provider.render_prompt(&request)?;
+        let (prompt, _) = provider.render_prompt(&request)?;
 
         // Cold start of the provider: nothing of the prompt is cached yet.
         let cold = runtime.block_on(common::run_stream(&provider, request.clone()))?;

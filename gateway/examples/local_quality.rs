@@ -2,9 +2,10 @@
 //! list of 20 prompts: `cargo run --release -p flint-gateway --example local_quality -- --out
 //! bench/local-quality.md`.
 //!
-//! Each prompt runs twice, through the provider as the app would send it: once with no system
-//! message (the tuned system prompt alone) and once with a generic client system message (the tuned
-//! prompt is then combined with it). Seeded, so the file is reproducible on one machine.
+//! Each prompt runs three times through the provider: with no system message (the tuned system
+//! prompt alone) and the HTML primer, as the app sends it by default; with a generic client system
+//! message (combined with the tuned prompt); and with no primer, to show what the primer buys.
+//! Seeded, so the file is reproducible on one machine.
 
 // Shared with local_bench, which uses the helpers this example does not.
 #[cfg(feature = "local")]
@@ -58,7 +59,7 @@ mod quality {
 
     use anyhow::bail;
     use flint_gateway::config::LocalConfig;
-    use flint_gateway::providers::local::LocalProvider;
+    use flint_gateway::providers::local::{HTML_PRIMER, LocalProvider};
     use flint_protocol::{ChatMessage, GenParams, Role};
 
     use super::common;
@@ -101,36 +102,39 @@ mod quality {
         let out = common::out_path("bench/local-quality.md")?;
         let model_path = common::model_path()?;
         let config = LocalConfig { model_path: Some(model_path), ..LocalConfig::default() };
-        let provider = LocalProvider::new(&config);
-        if let Some(problem) = provider.problem() {
+        let unprimed_config = LocalConfig { prime_html: false, ..config.clone() };
+        let primed = LocalProvider::new(&config);
+        let unprimed = LocalProvider::new(&unprimed_config);
+        if let Some(problem) = primed.problem() {
             bail!("the local model did not load: {problem}");
         }
         let runtime = tokio::runtime::Runtime::new()?;
         let params =
             GenParams { max_tokens: Some(MAX_TOKENS), temperature: None, top_p: None, seed: Some(42) };
+        let modes: [(&str, &LocalProvider, bool); 3] = [
+            ("no system message, HTML primer (the default)", &primed, false),
+            ("client system message + tuned prompt, HTML primer", &primed, true),
+            ("no system message, no primer", &unprimed, false),
+        ];
 
         let mut rows = String::new();
-        let mut totals = [[0usize; 4]; 2];
-        let mut tokens = [0u32; 2];
+        let mut totals = [[0usize; 4]; 3];
+        let mut tokens = [0u32; 3];
         for (i, prompt) in PROMPTS.iter().enumerate() {
             let mut cells = Vec::new();
-            for (mode, with_client) in [false, true].into_iter().enumerate() {
+            for (mode, (label, provider, with_client)) in modes.iter().enumerate() {
                 let mut request = common::request(&config, prompt, params.clone());
-                if with_client {
+                if *with_client {
                     request.messages.insert(0, ChatMessage::new(Role::System, CLIENT_SYSTEM));
                 }
-                let (stats, text) = runtime.block_on(common::run_stream_text(&provider, request))?;
+                let (stats, text) = runtime.block_on(common::run_stream_text(*provider, request))?;
                 let verdict = judge(&text);
                 totals[mode][verdict as usize] += 1;
                 tokens[mode] += stats.tokens;
                 cells.push(format!("{verdict:?} ({} tok)", stats.tokens));
-                eprintln!(
-                    "[{}/{}] {prompt} / client system {with_client}: {verdict:?}",
-                    i + 1,
-                    PROMPTS.len()
-                );
+                eprintln!("[{}/{}] {prompt} / {label}: {verdict:?}", i + 1, PROMPTS.len());
             }
-            writeln!(rows, "| {} | {} | {} | {} |", i + 1, prompt, cells[0], cells[1])?;
+            writeln!(rows, "| {} | {} | {} |", i + 1, prompt, cells.join(" | "))?;
         }
 
         let mut md = String::new();
@@ -142,40 +146,33 @@ mod quality {
         )?;
         writeln!(
             md,
-            "Model: SmolLM2-135M-Instruct Q4_1 (or `FLINT_MODEL_PATH`). Sampling: the provider's defaults (temperature {}, top-p {}), seed 42, up to {MAX_TOKENS} tokens.\n",
+            "Model: SmolLM2-135M-Instruct Q4_1 (or `FLINT_MODEL_PATH`). Sampling: the provider's defaults \
+             (temperature {}, top-p {}), seed 42, up to {MAX_TOKENS} tokens.\n",
             flint_gateway::providers::local::DEFAULT_TEMPERATURE,
             flint_gateway::providers::local::DEFAULT_TOP_P
         )?;
         writeln!(
             md,
-            "**Complete** = the answer has a closed fenced block whose content is a whole `<html>…</html>` document.\n"
+            "**Complete** = the answer has a closed fenced block whose content is a whole \
+             `<html>…</html>` document. The HTML primer starts the answer with `{}` and ends it at \
+             the fence after `</html>` (`prime_html`, on by default).\n",
+            HTML_PRIMER.escape_debug()
         )?;
         writeln!(md, "| request | complete | truncated | fragment | no fence | avg tokens |")?;
         writeln!(md, "|---|---:|---:|---:|---:|---:|")?;
-        for (mode, label) in
-            ["no system message (tuned prompt alone)", "client system message + tuned prompt"]
-                .iter()
-                .enumerate()
-        {
+        for (mode, (label, _, _)) in modes.iter().enumerate() {
             let t = totals[mode];
-            writeln!(
-                md,
-                "| {label} | **{}/20** | {} | {} | {} | {:.0} |",
-                t[0],
-                t[1],
-                t[2],
-                t[3],
-                f64::from(tokens[mode]) / 20.0
-            )?;
+            let avg = f64::from(tokens[mode]) / PROMPTS.len() as f64;
+            writeln!(md, "| {label} | **{}/20** | {} | {} | {} | {avg:.0} |", t[0], t[1], t[2], t[3])?;
         }
         writeln!(
             md,
             "\nTuned system prompt:\n\n> {}\n",
             flint_gateway::local::template::TUNED_SYSTEM_PROMPT
         )?;
-        writeln!(md, "Client system message used in the second column: \"{CLIENT_SYSTEM}\"\n")?;
-        writeln!(md, "| # | prompt | no system message | client system message |")?;
-        writeln!(md, "|---:|---|---|---|")?;
+        writeln!(md, "Client system message (second column): \"{CLIENT_SYSTEM}\"\n")?;
+        writeln!(md, "| # | prompt | {} |", modes.map(|m| m.0).join(" | "))?;
+        writeln!(md, "|---:|---|---|---|---|")?;
         md.push_str(&rows);
         common::write_out(&out, &md)?;
         print!("{md}");

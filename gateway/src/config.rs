@@ -142,6 +142,15 @@ pub struct LocalConfig {
     pub threads: Option<usize>,
     /// Streams decoded together in one batch.
     pub max_parallel: usize,
+    /// KV cache cells shared by all streams; defaults to twice `context_window`. llama.cpp
+    /// allocates them all at start.
+    pub kv_tokens: Option<u32>,
+    /// System prompt put in front of every conversation (combined with the client's own, if any);
+    /// unset: the one tuned for SmolLM2; `""`: none.
+    pub system_prompt: Option<String>,
+    /// Start every answer with the opening of an HTML fenced block and end it at the fence that
+    /// closes the document: small models then return a whole page far more often.
+    pub prime_html: bool,
 }
 
 impl Default for LocalConfig {
@@ -153,6 +162,9 @@ impl Default for LocalConfig {
             context_window: 8192,
             threads: None,
             max_parallel: 8,
+            kv_tokens: None,
+            system_prompt: None,
+            prime_html: true,
         }
     }
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 use flint_gateway::config::LocalConfig;
 use flint_gateway::local::model_file;
 use flint_gateway::local::template::TUNED_SYSTEM_PROMPT;
-use flint_gateway::providers::local::LocalProvider;
+use flint_gateway::providers::local::{HTML_PRIMER, LocalProvider};
 use flint_gateway::providers::{GenRequest, Provider, ProviderError, ProviderEvent};
 use flint_protocol::{ChatMessage, FinishReason, GenParams, Role};
 use futures::StreamExt;
@@ -170,11 +170,13 @@ async fn non_gguf_and_missing_files_are_reported() {
 async fn chat_template_renders_the_system_prompt() {
     let provider = provider();
     let mut req = request("a dice roller", seeded(1, 1));
-    let plain = provider.render_prompt(&req).expect("render");
+    let (plain, primer) = provider.render_prompt(&req).expect("render");
     assert!(plain.starts_with(&format!("<|im_start|>system\n{TUNED_SYSTEM_PROMPT}<|im_end|>\n")), "{plain}");
-    assert!(plain.ends_with("<|im_start|>user\na dice roller<|im_end|>\n<|im_start|>assistant\n"), "{plain}");
+    let turn = "<|im_start|>user\na dice roller<|im_end|>\n<|im_start|>assistant\n";
+    assert!(plain.ends_with(&format!("{turn}{HTML_PRIMER}")), "{plain}");
+    assert_eq!(primer, HTML_PRIMER);
     req.messages.insert(0, ChatMessage::new(Role::System, "Use blue."));
-    let combined = provider.render_prompt(&req).expect("render");
+    let (combined, _) = provider.render_prompt(&req).expect("render");
     assert!(combined.contains(&format!("{TUNED_SYSTEM_PROMPT}\n\nUse blue.<|im_end|>")), "{combined}");
     assert!(
         !combined.contains("SmolLM, trained by Hugging Face"),

@@ -162,7 +162,8 @@ impl<'m> Scheduler<'m> {
             }
             let started = ProviderEvent::Started { model: job.model_label.clone() };
             let seq = Sequence::new(id, tokens, shared, job);
-            if seq.send(Ok(started)) {
+            let preamble = (!seq.preamble.is_empty()).then(|| seq.preamble.clone());
+            if seq.send(Ok(started)) && preamble.is_none_or(|p| seq.send(Ok(ProviderEvent::Delta(p)))) {
                 self.active.push(seq);
             } else {
                 self.release(ctx, id);

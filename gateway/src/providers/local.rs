@@ -13,7 +13,7 @@ use flint_protocol::{ChatMessage, ModelInfo, Role};
 use super::{EventStream, GenRequest, Provider, ProviderError};
 use crate::config::LocalConfig;
 use crate::local::engine::{Engine, EngineConfig};
-use crate::local::sequence::{Job, Sampling};
+use crate::local::sequence::{Job, Sampling, StopRule};
 use crate::local::template::{ChatTemplate, TUNED_SYSTEM_PROMPT, with_system_prompt};
 use crate::local::{default_threads, model_file};
 
@@ -22,6 +22,11 @@ use crate::local::{default_threads, model_file};
 pub const DEFAULT_TEMPERATURE: f32 = 0.2;
 /// Nucleus threshold when the request sets none.
 pub const DEFAULT_TOP_P: f32 = 0.95;
+
+/// With `prime_html`, every answer starts with this (it ends the prompt and is sent as the first
+/// text), and ends at the fence after `</html>`.
+pub const HTML_PRIMER: &str = "```html\n<!DOCTYPE html>\n<html>\n";
+const HTML_STOP: StopRule = StopRule { after: "</html>", stop: "```" };
 
 /// Builds the local provider from its configuration. Never fails: a model that cannot be loaded
 /// yields a provider that says why.
@@ -38,6 +43,7 @@ pub struct LocalProvider {
 struct Ready {
     engine: Engine,
     template: ChatTemplate,
+    system_prompt: String,
 }
 
 impl LocalProvider {
@@ -49,7 +55,7 @@ impl LocalProvider {
             model_path: path.clone(),
             context_window: config.context_window.max(16),
             // Room for a few streams of full length; llama.cpp allocates all of it up front.
-            kv_tokens: config.context_window.max(16).saturating_mul(2),
+            kv_tokens: config.kv_tokens.unwrap_or(config.context_window.max(16).saturating_mul(2)),
             threads: config.threads.unwrap_or_else(default_threads),
             max_parallel: config.max_parallel.clamp(1, 64),
         };
@@ -57,7 +63,8 @@ impl LocalProvider {
             let loaded = engine.loaded();
             let template = ChatTemplate::new(loaded.gguf.chat_template.as_deref(), &loaded.bos, &loaded.eos)
                 .map_err(|e| e.to_string())?;
-            if let Some(prefix) = prompt_prefix(&template) {
+            let system_prompt = config.system_prompt.clone().unwrap_or_else(|| TUNED_SYSTEM_PROMPT.into());
+            if let Some(prefix) = prompt_prefix(&template, &system_prompt) {
                 engine.set_prompt_prefix(prefix);
             }
             tracing::info!(
@@ -66,7 +73,7 @@ impl LocalProvider {
                 template = ?template.source(),
                 "local model loaded"
             );
-            Ok(Ready { engine, template })
+            Ok(Ready { engine, template, system_prompt })
         });
         if let Err(problem) = &state {
             tracing::error!(model = %config.model, "local model unavailable: {problem}");
@@ -84,11 +91,17 @@ impl LocalProvider {
         self.state.as_ref().err().map(String::as_str)
     }
 
-    /// The prompt text the model sees for `request` (system prompt and chat template applied).
-    pub fn render_prompt(&self, request: &GenRequest) -> Result<String, ProviderError> {
+    /// The prompt text the model sees for `request` (system prompt, chat template and any HTML
+    /// primer applied), and the primer, which is also the answer's first text.
+    pub fn render_prompt(&self, request: &GenRequest) -> Result<(String, String), ProviderError> {
         let ready = self.state.as_ref().map_err(|p| ProviderError::ModelUnavailable(p.clone()))?;
-        let messages = with_system_prompt(&request.messages, TUNED_SYSTEM_PROMPT);
-        ready.template.render(&messages).map_err(|e| ProviderError::Unavailable(e.to_string()))
+        let messages = with_system_prompt(&request.messages, &ready.system_prompt);
+        let mut prompt =
+            ready.template.render(&messages).map_err(|e| ProviderError::Unavailable(e.to_string()))?;
+        let answering_user = request.messages.last().is_some_and(|m| m.role == Role::User);
+        let preamble = if self.config.prime_html && answering_user { HTML_PRIMER } else { "" };
+        prompt.push_str(preamble);
+        Ok((prompt, preamble.to_owned()))
     }
 
     fn start(&self, request: GenRequest) -> Result<EventStream, ProviderError> {
@@ -99,7 +112,7 @@ impl LocalProvider {
                 self.config.model, request.model
             )));
         }
-        let prompt = self.render_prompt(&request)?;
+        let (prompt, preamble) = self.render_prompt(&request)?;
         let params = &request.params;
         let sampling = Sampling {
             temperature: params.temperature.unwrap_or(DEFAULT_TEMPERATURE).clamp(0.0, 2.0),
@@ -107,8 +120,11 @@ impl LocalProvider {
             seed: params.seed.map_or_else(random_seed, fold_seed),
         };
         let (events, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let stop = (!preamble.is_empty()).then_some(HTML_STOP);
         ready.engine.submit(Job {
             prompt,
+            preamble,
+            stop,
             max_tokens: params.max_tokens.unwrap_or(self.config.context_window).max(1),
             sampling,
             model_label: self.config.model.clone(),
@@ -147,9 +163,9 @@ impl Provider for LocalProvider {
 
 /// The prompt text every request without its own system message starts with: the rendered tuned
 /// system prompt and the opening of the user's turn. The engine keeps it in its prompt cache.
-fn prompt_prefix(template: &ChatTemplate) -> Option<String> {
+fn prompt_prefix(template: &ChatTemplate, system_prompt: &str) -> Option<String> {
     const MARK: &str = "\u{1}flint-user-text\u{1}";
-    let messages = with_system_prompt(&[ChatMessage::new(Role::User, MARK)], TUNED_SYSTEM_PROMPT);
+    let messages = with_system_prompt(&[ChatMessage::new(Role::User, MARK)], system_prompt);
     let text = template.render(&messages).ok()?;
     text.find(MARK).map(|at| text[..at].to_owned())
 }
