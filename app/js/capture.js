@@ -48,4 +48,12 @@
   addEventListener('unhandledrejection', (event) => {
     limited('error', `Unhandled promise rejection: ${show(event.reason)}`);
   });
+  // The page is parsed: the app may show it without waiting for images, fonts or CDNs.
+  addEventListener('DOMContentLoaded', () => {
+    try {
+      parent.postMessage({ flint: 'loaded' }, '*');
+    } catch (_) {
+      // The parent is gone.
+    }
+  });
 })();

@@ -28,6 +28,7 @@ export class FlintPreview {
     this.runtime = makeFrame(container, 'Preview');
     this.runtimeReady = false;
     this.finals = [];
+    this.shownHandlers = new Map();
     this.front = null;
     this.latest = null;
     this.inFlight = false;
@@ -61,15 +62,24 @@ export class FlintPreview {
    */
   run(doc, onShown) {
     this.newAnswer = false;
-    for (const pending of this.finals.filter((f) => f !== this.front)) pending.remove();
+    for (const pending of this.finals.filter((f) => f !== this.front)) {
+      this.shownHandlers.delete(pending);
+      pending.remove();
+    }
     this.finals = this.finals.filter((f) => f === this.front);
     const frame = makeFrame(this.container, 'Preview (running)');
     this.finals.push(frame);
-    frame.addEventListener('load', () => {
-      if (!this.finals.includes(frame)) return;
+    // Shown on `load`, or earlier when the page's DOM is ready (the capture script says so): a
+    // subresource that never answers (a CDN with no network) must not hold the page back.
+    let shown = false;
+    this.shownHandlers.set(frame, () => {
+      if (shown || !this.finals.includes(frame)) return;
+      shown = true;
+      this.shownHandlers.delete(frame);
       this.#bringToFront(frame);
       onShown();
-    }, { once: true });
+    });
+    frame.addEventListener('load', () => this.shownHandlers.get(frame)?.(), { once: true });
     frame.srcdoc = doc;
   }
 
@@ -100,7 +110,10 @@ export class FlintPreview {
     }
     // Final frames that are no longer shown are finished with; the runtime frame is kept for reuse.
     for (const old of this.finals) {
-      if (old !== frame) old.remove();
+      if (old !== frame) {
+        this.shownHandlers.delete(old);
+        old.remove();
+      }
     }
     this.finals = this.finals.filter((f) => f === frame);
   }
@@ -127,6 +140,12 @@ export class FlintPreview {
             this.#bringToFront(this.runtime);
           }
           this.#postLatest();
+        }
+        break;
+      case 'loaded':
+        if (fromFinal) {
+          const frame = this.finals.find((f) => f.contentWindow === event.source);
+          this.shownHandlers.get(frame)?.();
         }
         break;
       case 'console': {

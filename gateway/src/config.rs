@@ -151,6 +151,9 @@ pub struct LocalConfig {
     /// Start every answer with the opening of an HTML fenced block and end it at the fence that
     /// closes the document: small models then return a whole page far more often.
     pub prime_html: bool,
+    /// Longest answer in tokens, whatever the request asks. A small model that loops instead of
+    /// closing its page would otherwise decode until the context window is full.
+    pub max_tokens: u32,
 }
 
 impl Default for LocalConfig {
@@ -165,6 +168,7 @@ impl Default for LocalConfig {
             kv_tokens: None,
             system_prompt: None,
             prime_html: true,
+            max_tokens: 2048,
         }
     }
 }

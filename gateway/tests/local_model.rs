@@ -119,6 +119,21 @@ async fn four_concurrent_streams_finish_in_shared_batches() {
 }
 
 #[tokio::test]
+async fn answers_are_capped_at_the_configured_length() {
+    let config = LocalConfig { model_path: Some(model_path()), max_tokens: 12, ..LocalConfig::default() };
+    let provider = LocalProvider::new(&config);
+    let mut stream = provider.stream(request("a long landing page with many sections", seeded(3, 100_000)));
+    let mut generated = None;
+    while let Some(event) = stream.next().await {
+        if let Ok(ProviderEvent::Usage { completion_tokens, .. }) = event {
+            generated = Some(completion_tokens);
+        }
+    }
+    let generated = generated.expect("the stream reports its usage");
+    assert!(generated <= 12, "asked for 100000 tokens with a cap of 12, got {generated}");
+}
+
+#[tokio::test]
 async fn prompt_longer_than_the_context_is_refused() {
     let config = LocalConfig { model_path: Some(model_path()), context_window: 64, ..LocalConfig::default() };
     let provider = LocalProvider::new(&config);

@@ -6,7 +6,7 @@ import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitF
 let upstream, gateway, browser;
 before(async () => {
   upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url });
+  gateway = await startGateway({ upstreamUrl: upstream.url, models: ['cdn-stall@2000'] });
   browser = await launchBrowser();
 });
 after(async () => {
@@ -40,4 +40,17 @@ test('a hostile page cannot read localStorage or navigate the top window', async
   assert.equal(await page.evaluate(() => localStorage.getItem('flint')), 'secret-of-the-app');
   assert.equal((await page.getByTestId('preview-frame').getAttribute('sandbox'))?.trim(), 'allow-scripts',
     'the running preview is not sandboxed with allow-scripts alone');
+});
+
+test('a page whose CDN never answers is shown and runs anyway', async () => {
+  const { page } = await openFlint(browser, gateway.url);
+  // The generated page asks a "CDN" (the scripted upstream's /__stall) for an image and a font;
+  // it never answers, so the page's load event never comes.
+  await runPrompt(page, 'scripted/cdn-stall@2000', 'a page with a logo');
+  await waitForStatus(page, 'done', 15_000);
+  const preview = page.frameLocator('[data-testid="preview-frame"]');
+  assert.equal(await preview.locator('img').evaluate((img) => img.complete), false,
+    'the logo loaded, so this test did not exercise a stalled CDN');
+  assert.equal(await preview.locator('[data-testid="ready"]').textContent(), 'script ran',
+    'the finished page\'s script did not run');
 });

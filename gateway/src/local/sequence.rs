@@ -44,13 +44,15 @@ impl Sampling {
     }
 }
 
-/// Ends a stream early: once `after` has been generated, at the end of the next `stop`.
+/// Ends a stream early: as soon as `at` has been generated, with `then` sent as the answer's last
+/// text. Small models often go on after `</html>` (a second page, prose) until `max_tokens`; ending
+/// at the tag itself bounds the answer by the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StopRule {
-    /// Arms the rule (for example `</html>`).
-    pub after: &'static str,
-    /// Ends the answer, included (for example the closing fence).
-    pub stop: &'static str,
+    /// Ends the answer, included (for example `</html>`).
+    pub at: &'static str,
+    /// Text sent after it in place of what the model would have written (for example the fence).
+    pub then: &'static str,
 }
 
 /// A generation request for the engine thread.
@@ -96,6 +98,8 @@ pub struct Sequence {
     stop: Option<StopRule>,
     /// Generated text so far, kept only when there is a stop rule.
     text: String,
+    /// Where the stop rule's search resumes in `text`, so each token scans only new text.
+    scanned: usize,
 }
 
 /// What happened after a sampled token.
@@ -125,6 +129,7 @@ impl Sequence {
             preamble: job.preamble,
             stop: job.stop,
             text: String::new(),
+            scanned: 0,
         }
     }
 
@@ -177,17 +182,21 @@ impl Sequence {
         Step::Continue
     }
 
-    /// Cuts `chunk` at the end of the stop rule's `stop`, if it completes there.
+    /// Cuts `chunk` just after the stop rule's `at`, with its `then` appended, if it completes there.
     fn apply_stop(&mut self, mut chunk: String) -> (String, bool) {
         let Some(rule) = self.stop else { return (chunk, false) };
         let start = self.text.len();
         self.text.push_str(&chunk);
-        match stop_end(&self.text, rule) {
-            Some(end) => {
+        match stop_end(&self.text, self.scanned, rule.at) {
+            Ok(end) => {
                 chunk.truncate(end.max(start) - start);
+                chunk.push_str(rule.then);
                 (chunk, true)
             }
-            None => (chunk, false),
+            Err(resume) => {
+                self.scanned = resume;
+                (chunk, false)
+            }
         }
     }
 
@@ -207,10 +216,19 @@ impl Sequence {
     }
 }
 
-/// Where `text` ends under `rule`: just after the first `stop` that follows `after`.
-fn stop_end(text: &str, rule: StopRule) -> Option<usize> {
-    let armed = text.find(rule.after)? + rule.after.len();
-    text[armed..].find(rule.stop).map(|at| armed + at + rule.stop.len())
+/// Where `text` ends: just after the first `at` found from byte `from` on; else `Err` with where the
+/// next search must start (an `at` may be split across tokens, so its possible start is kept).
+fn stop_end(text: &str, from: usize, at: &str) -> Result<usize, usize> {
+    match text[from..].find(at) {
+        Some(i) => Ok(from + i + at.len()),
+        None => {
+            let mut resume = text.len().saturating_sub(at.len() - 1).max(from);
+            while !text.is_char_boundary(resume) {
+                resume -= 1;
+            }
+            Err(resume)
+        }
+    }
 }
 
 /// Takes the longest complete UTF-8 text from the front of `buf`; a token can end inside a
@@ -239,15 +257,19 @@ fn take_utf8(buf: &mut Vec<u8>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{StopRule, stop_end, take_utf8};
+    use super::{stop_end, take_utf8};
 
     #[test]
-    fn stop_rule_ends_at_the_fence_after_the_document() {
-        let rule = StopRule { after: "</html>", stop: "```" };
-        assert_eq!(stop_end("<p>```</p>", rule), None);
-        assert_eq!(stop_end("<p></p>\n</html>\n", rule), None);
-        let text = "<p>```</p>\n</html>\n```\nThis page";
-        assert_eq!(stop_end(text, rule).map(|end| &text[..end]), Some("<p>```</p>\n</html>\n```"));
+    fn stop_rule_ends_at_the_closing_tag() {
+        assert_eq!(stop_end("<p></p>\n</html>\n```\nThis page", 0, "</html>"), Ok("<p></p>\n</html>".len()));
+        assert_eq!(stop_end("<p></p>\n", 0, "</html>"), Err("<p></p>\n".len() - 6));
+        // A tag split across tokens is found from where the last search left off.
+        let text = "<body></body></ht";
+        let resume = stop_end(text, 0, "</html>").unwrap_err();
+        let text = format!("{text}ml>");
+        assert_eq!(stop_end(&text, resume, "</html>"), Ok(text.len()));
+        // The resume point never splits a character.
+        assert!(stop_end("ééééé", 0, "</html>").is_err_and(|at| "ééééé".is_char_boundary(at)));
     }
 
     #[test]

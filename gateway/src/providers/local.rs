@@ -24,9 +24,9 @@ pub const DEFAULT_TEMPERATURE: f32 = 0.2;
 pub const DEFAULT_TOP_P: f32 = 0.95;
 
 /// With `prime_html`, every answer starts with this (it ends the prompt and is sent as the first
-/// text), and ends at the fence after `</html>`.
+/// text), and ends at `</html>`, with the fence closed for it.
 pub const HTML_PRIMER: &str = "```html\n<!DOCTYPE html>\n<html>\n";
-const HTML_STOP: StopRule = StopRule { after: "</html>", stop: "```" };
+const HTML_STOP: StopRule = StopRule { at: "</html>", then: "\n```\n" };
 
 /// Builds the local provider from its configuration. Never fails: a model that cannot be loaded
 /// yields a provider that says why.
@@ -125,7 +125,10 @@ impl LocalProvider {
             prompt,
             preamble,
             stop,
-            max_tokens: params.max_tokens.unwrap_or(self.config.context_window).max(1),
+            max_tokens: params
+                .max_tokens
+                .unwrap_or(self.config.max_tokens)
+                .clamp(1, self.config.max_tokens.max(1)),
             sampling,
             model_label: self.config.model.clone(),
             events,

@@ -147,7 +147,7 @@ fn load(shared: &Shared, name: &str) -> Option<Arc<[String]>> {
             std::fs::read_to_string(shared.options.fixtures.join(format!("{name}.md"))).ok()?
         }
     };
-    let tokens = escaped_tokens(&text);
+    let tokens = escaped_tokens(&text.replace("{{upstream}}", &shared.origin));
     cache.insert(name.to_owned(), tokens.clone());
     Some(tokens)
 }
@@ -194,4 +194,10 @@ pub(crate) async fn requests(State(shared): State<Arc<Shared>>) -> Json<Vec<Requ
 pub(crate) async fn reset(State(shared): State<Arc<Shared>>) -> StatusCode {
     shared.log.clear();
     StatusCode::NO_CONTENT
+}
+
+/// Never answers (until the server stops): a CDN that hangs, for pages that load assets from it.
+pub(crate) async fn stall(State(shared): State<Arc<Shared>>) -> StatusCode {
+    shared.shutdown.cancelled().await;
+    StatusCode::SERVICE_UNAVAILABLE
 }

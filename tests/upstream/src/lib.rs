@@ -71,6 +71,10 @@ pub(crate) struct Shared {
     log: Arc<log::RequestLog>,
     /// Fixture name → its tokens as JSON string literals.
     cache: std::sync::Mutex<HashMap<String, Arc<[String]>>>,
+    /// `http://ADDR`, put in place of `{{upstream}}` in fixtures.
+    origin: String,
+    /// Ends the requests to `/__stall` when the server stops.
+    shutdown: CancellationToken,
 }
 
 /// The routes, for embedding in another server.
@@ -80,6 +84,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/models", get(handlers::models))
         .route("/__requests", get(handlers::requests))
         .route("/__reset", post(handlers::reset))
+        .route("/__stall", get(handlers::stall))
         .with_state(shared)
 }
 
@@ -102,8 +107,14 @@ impl ScriptedUpstream {
     pub async fn bind(addr: SocketAddr, options: Options) -> io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared { options, log: Arc::default(), cache: Default::default() });
         let shutdown = CancellationToken::new();
+        let shared = Arc::new(Shared {
+            options,
+            log: Arc::default(),
+            cache: Default::default(),
+            origin: format!("http://{addr}"),
+            shutdown: shutdown.clone(),
+        });
         let app = router(shared.clone());
         let stop = shutdown.clone();
         let server = tokio::spawn(async move {
