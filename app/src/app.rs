@@ -1,16 +1,20 @@
 //! The page layout and the contexts its components share.
 
 use flint_protocol::ModelList;
+use flint_protocol::share::decode;
 use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, MetricsBar, ModelNotice, ModelPicker, Preview,
-    PromptBox,
+    PromptBox, ShareButton, SharedLinkBanner,
 };
+use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
 use crate::interop::http::{FetchError, get_json};
-use crate::models::initial_choice;
+use crate::interop::page_hash;
+use crate::models::preferred_choice;
 use crate::run::Runner;
+use crate::share::link_in_hash;
 
 /// The gateway connection as components see it.
 #[derive(Debug, Clone, Copy)]
@@ -30,8 +34,19 @@ pub struct ModelChoice {
     pub models: LocalResource<Result<ModelList, FetchError>>,
     /// What the user picked, if anything.
     pub picked: RwSignal<Option<String>>,
-    /// The model to use: the user's pick, else the list's default.
+    /// The model a shared link asked for, preferred to the default when it is usable here.
+    pub shared: RwSignal<Option<String>>,
+    /// The model to use: the user's pick, else the shared link's model, else the list's default.
     pub selected: Signal<Option<String>>,
+}
+
+/// The shared link this page was opened with (`#p=…`), until the person dismisses its banner.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedLink {
+    /// A shared prompt was opened and is waiting to be run.
+    pub opened: RwSignal<bool>,
+    /// The link could not be opened: why, for the person.
+    pub error: RwSignal<Option<String>>,
 }
 
 /// The whole app.
@@ -48,10 +63,29 @@ pub fn App() -> impl IntoView {
 
     let models = LocalResource::new(|| get_json::<ModelList>("/api/models"));
     let picked = RwSignal::new(None::<String>);
+    let shared = RwSignal::new(None::<String>);
     let selected = Signal::derive(move || {
-        picked.get().or_else(|| models.get().and_then(|r| r.ok()).and_then(|list| initial_choice(&list)))
+        picked.get().or_else(|| {
+            let list = models.get()?.ok()?;
+            shared.with(|shared| preferred_choice(&list, shared.as_deref()))
+        })
     });
-    provide_context(ModelChoice { models, picked, selected });
+    let choice = ModelChoice { models, picked, shared, selected };
+    provide_context(choice);
+
+    let draft = Draft::new();
+    provide_context(draft);
+    let link = SharedLink { opened: RwSignal::new(false), error: RwSignal::new(None) };
+    provide_context(link);
+    open_shared_link(&page_hash(), draft, choice, &runner, link);
+    // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
+    let hash_change = {
+        let runner = runner.clone();
+        window_event_listener(leptos::ev::hashchange, move |_| {
+            open_shared_link(&page_hash(), draft, choice, &runner, link)
+        })
+    };
+    on_cleanup(move || hash_change.remove());
 
     // The list may have failed while the gateway was down: ask again once it is back.
     let state = gateway.state;
@@ -73,9 +107,11 @@ pub fn App() -> impl IntoView {
                 </div>
                 <ModelPicker />
                 <div class="spacer"></div>
+                <ShareButton />
                 <ConnectionStatus />
             </header>
             <ModelNotice />
+            <SharedLinkBanner />
             <PromptBox />
             <ErrorMessage />
             <MetricsBar />
@@ -91,5 +127,28 @@ pub fn App() -> impl IntoView {
                 </section>
             </main>
         </div>
+    }
+}
+
+/// Opens the shared link in `hash` (`#p=…`), if there is one: fills the prompt, prefers the link's
+/// model and shows its code, or says why the link cannot be opened. Nothing runs until the person
+/// asks: running can cost money on a paid provider.
+fn open_shared_link(hash: &str, draft: Draft, choice: ModelChoice, runner: &Runner, link: SharedLink) {
+    let Some(encoded) = link_in_hash(hash) else { return };
+    match decode(encoded) {
+        Ok(shared) => {
+            draft.prompt.set(shared.prompt);
+            choice.picked.set(None);
+            choice.shared.set(shared.model);
+            if let Some(code) = shared.code {
+                runner.show_code(code);
+            }
+            link.error.set(None);
+            link.opened.set(true);
+        }
+        Err(err) => {
+            link.opened.set(false);
+            link.error.set(Some(err.to_string()));
+        }
     }
 }

@@ -4,17 +4,20 @@
 //! streamed answers into files ([`interop::worker`]), a Monaco editor and a sandboxed live preview
 //! ([`interop`]). [`run::Runner`] ties them together for one generation; [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
-//! [`capture`], [`console`], [`models`], [`prompt`]) tested natively with `cargo test -p flint-app`.
+//! [`capture`], [`console`], [`models`], [`prompt`], [`share`]) tested natively with
+//! `cargo test -p flint-app`.
 
 pub mod app;
 pub mod capture;
 pub mod components;
 pub mod console;
+pub mod draft;
 pub mod gateway;
 pub mod interop;
 pub mod metrics;
 pub mod models;
 pub mod prompt;
 pub mod run;
+pub mod share;
 
 pub use app::App;

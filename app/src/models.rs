@@ -11,6 +11,15 @@ pub fn initial_choice(list: &ModelList) -> Option<String> {
         .or_else(|| list.models.iter().find(|m| m.available).map(|m| m.id.clone()))
 }
 
+/// The model to preselect when a shared link asked for `preferred`: that one if usable here, else
+/// [`initial_choice`].
+pub fn preferred_choice(list: &ModelList, preferred: Option<&str>) -> Option<String> {
+    preferred
+        .filter(|p| list.models.iter().any(|m| m.id == *p && m.available))
+        .map(str::to_owned)
+        .or_else(|| initial_choice(list))
+}
+
 /// Whether any model can be used now.
 pub fn any_usable(list: &ModelList) -> bool {
     list.models.iter().any(|m| m.available)
@@ -54,6 +63,19 @@ mod tests {
         list.models[1].available = false;
         assert_eq!(initial_choice(&list), None);
         assert!(!any_usable(&list));
+    }
+
+    #[test]
+    fn a_shared_model_wins_only_when_usable() {
+        let list = ModelList {
+            models: vec![model("a", true), model("b", true), model("c", false)],
+            default: Some("a".into()),
+            notice: None,
+        };
+        assert_eq!(preferred_choice(&list, Some("b")), Some("b".into()));
+        assert_eq!(preferred_choice(&list, Some("c")), Some("a".into()));
+        assert_eq!(preferred_choice(&list, Some("elsewhere/x")), Some("a".into()));
+        assert_eq!(preferred_choice(&list, None), Some("a".into()));
     }
 
     #[test]

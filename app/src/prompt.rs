@@ -1,13 +1,8 @@
 //! What Flint asks the model: one complete HTML page in one fenced block, so the preview can show it
 //! while it streams.
 
+use flint_protocol::prompt::SYSTEM_PROMPT;
 use flint_protocol::{ChatMessage, GenParams, Role, StartRequest};
-
-/// The system prompt for every generation.
-pub const SYSTEM_PROMPT: &str = "You are Flint, an expert front-end developer. Answer with one complete, \
-self-contained HTML document: a single file with its CSS in <style> and its JavaScript in <script>, \
-no external files, libraries or network requests. Put the whole document in one ```html fenced code \
-block and write nothing before or after it.";
 
 /// The request for `prompt` on `model` (the stream id is assigned by the gateway connection).
 pub fn start_request(model: &str, prompt: &str) -> StartRequest {

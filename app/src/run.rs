@@ -24,6 +24,7 @@ use crate::interop::preview::Preview;
 use crate::interop::worker::{ParserWorker, WORKER_URL};
 use crate::metrics::LiveMetrics;
 use crate::prompt::start_request;
+use crate::share::code_language;
 
 /// Where the current generation stands (the `stream-status` text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -97,6 +98,8 @@ struct Inner {
     cancel: CancelFn,
     worker: Option<ParserWorker>,
     editor: RefCell<Option<Editor>>,
+    /// Code to show once the editor exists (a shared link is read before the editor is created).
+    pending_code: RefCell<Option<String>>,
     preview: RefCell<Option<Preview>>,
     current: Cell<Option<StreamId>>,
     outcome: Cell<Option<Outcome>>,
@@ -135,6 +138,7 @@ impl Runner {
                 cancel: Box::new(cancel),
                 worker,
                 editor: RefCell::new(None),
+                pending_code: RefCell::new(None),
                 preview: RefCell::new(None),
                 current: Cell::new(None),
                 outcome: Cell::new(None),
@@ -152,7 +156,26 @@ impl Runner {
 
     /// Gives the runner the editor to stream into.
     pub fn attach_editor(&self, editor: Option<Editor>) {
+        if let (Some(editor), Some(code)) = (&editor, self.0.pending_code.take()) {
+            show_in(editor, &code);
+        }
         *self.0.editor.borrow_mut() = editor;
+    }
+
+    /// The editor's text (or the code waiting for it); `None` before the editor exists.
+    pub fn editor_text(&self) -> Option<String> {
+        let pending = self.0.pending_code.borrow().clone();
+        pending.or_else(|| self.0.editor.borrow().as_ref().map(Editor::text))
+    }
+
+    /// Puts finished `code` in the editor (from a shared link), stopping a generation under way so
+    /// that it does not write over it.
+    pub fn show_code(&self, code: String) {
+        self.cancel();
+        match self.0.editor.borrow().as_ref() {
+            Some(editor) => show_in(editor, &code),
+            None => *self.0.pending_code.borrow_mut() = Some(code),
+        }
     }
 
     /// Gives the runner the preview to render into.
@@ -189,6 +212,7 @@ impl Runner {
         inner.outcome.set(None);
         inner.frozen.set(false);
         inner.worker_finished.set(false);
+        inner.pending_code.take();
         if let Some(editor) = inner.editor.borrow().as_ref() {
             editor.reset("markdown");
             editor.begin();
@@ -234,6 +258,13 @@ impl Runner {
             inner.current.set(None);
         }
     }
+}
+
+/// Replaces the editor's text with `code`, editable.
+fn show_in(editor: &Editor, code: &str) {
+    editor.reset(code_language(code));
+    editor.append(code);
+    editor.finish();
 }
 
 impl Inner {

@@ -2,10 +2,10 @@
 //! list of 20 prompts: `cargo run --release -p flint-gateway --example local_quality -- --out
 //! bench/local-quality.md`.
 //!
-//! Each prompt runs three times through the provider: with no system message (the tuned system
-//! prompt alone) and the HTML primer, as the app sends it by default; with a generic client system
-//! message (combined with the tuned prompt); and with no primer, to show what the primer buys.
-//! Seeded, so the file is reproducible on one machine.
+//! Each prompt runs three times through the provider: as the app sends it (its system message, which
+//! the provider combines with the tuned one, and the HTML primer); with no client system message (the
+//! tuned prompt alone); and with neither the app's message nor the primer, to show what the primer
+//! buys. Seeded, so the file is reproducible on one machine.
 
 // Shared with local_bench, which uses the helpers this example does not.
 #[cfg(feature = "local")]
@@ -49,10 +49,6 @@ const PROMPTS: [&str; 20] = [
     "a stopwatch with start, stop and reset",
 ];
 
-/// A client system message like the app's: generic, written for large models.
-#[cfg(feature = "local")]
-const CLIENT_SYSTEM: &str = "You are Flint, a coding assistant. Build what the user asks for as a web page.";
-
 #[cfg(feature = "local")]
 mod quality {
     use std::fmt::Write as _;
@@ -60,10 +56,11 @@ mod quality {
     use anyhow::bail;
     use flint_gateway::config::LocalConfig;
     use flint_gateway::providers::local::{HTML_PRIMER, LocalProvider};
+    use flint_protocol::prompt::SYSTEM_PROMPT;
     use flint_protocol::{ChatMessage, GenParams, Role};
 
+    use super::PROMPTS;
     use super::common;
-    use super::{CLIENT_SYSTEM, PROMPTS};
 
     const MAX_TOKENS: u32 = 1024;
 
@@ -112,9 +109,9 @@ mod quality {
         let params =
             GenParams { max_tokens: Some(MAX_TOKENS), temperature: None, top_p: None, seed: Some(42) };
         let modes: [(&str, &LocalProvider, bool); 3] = [
-            ("no system message, HTML primer (the default)", &primed, false),
-            ("client system message + tuned prompt, HTML primer", &primed, true),
-            ("no system message, no primer", &unprimed, false),
+            ("the app's request: its system message + tuned prompt, HTML primer", &primed, true),
+            ("tuned prompt alone, HTML primer", &primed, false),
+            ("tuned prompt alone, no primer", &unprimed, false),
         ];
 
         let mut rows = String::new();
@@ -125,7 +122,7 @@ mod quality {
             for (mode, (label, provider, with_client)) in modes.iter().enumerate() {
                 let mut request = common::request(&config, prompt, params.clone());
                 if *with_client {
-                    request.messages.insert(0, ChatMessage::new(Role::System, CLIENT_SYSTEM));
+                    request.messages.insert(0, ChatMessage::new(Role::System, SYSTEM_PROMPT));
                 }
                 let (stats, text) = runtime.block_on(common::run_stream_text(*provider, request))?;
                 let verdict = judge(&text);
@@ -155,7 +152,7 @@ mod quality {
             md,
             "**Complete** = the answer has a closed fenced block whose content is a whole \
              `<html>…</html>` document. The HTML primer starts the answer with `{}` and ends it at \
-             the fence after `</html>` (`prime_html`, on by default).\n",
+             `</html>`, closing the fence (`prime_html`, on by default).\n",
             HTML_PRIMER.escape_debug()
         )?;
         writeln!(md, "| request | complete | truncated | fragment | no fence | avg tokens |")?;
@@ -170,7 +167,7 @@ mod quality {
             "\nTuned system prompt:\n\n> {}\n",
             flint_gateway::local::template::TUNED_SYSTEM_PROMPT
         )?;
-        writeln!(md, "Client system message (second column): \"{CLIENT_SYSTEM}\"\n")?;
+        writeln!(md, "The app's system message (first column): \"{}\"\n", SYSTEM_PROMPT.escape_debug())?;
         writeln!(md, "| # | prompt | {} |", modes.map(|m| m.0).join(" | "))?;
         writeln!(md, "|---:|---|---|---|---|")?;
         md.push_str(&rows);

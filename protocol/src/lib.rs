@@ -4,10 +4,12 @@
 //! gateway and [`ServerMessage`] back. Many generations share one socket; each is named by a
 //! client-chosen [`StreamId`]. The gateway greets with [`ServerMessage::Hello`] carrying
 //! [`PROTOCOL_VERSION`]; a client built for another version must reload. Messages between the page
-//! and its web worker live in [`worker`].
+//! and its web worker live in [`worker`]; shareable prompt links in [`share`].
 
 use serde::{Deserialize, Serialize};
 
+pub mod prompt;
+pub mod share;
 pub mod worker;
 
 /// Bumped whenever a frame changes shape in a way an older peer would misread.

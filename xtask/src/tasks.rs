@@ -115,20 +115,13 @@ pub fn bench(_args: &[String]) -> Result<()> {
         "bench/gateway.md",
     ]))?;
     run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
-    let mut local = Command::new("cargo");
-    local.args([
-        "run",
-        "--release",
-        "-p",
-        "flint-gateway",
-        "--example",
-        "local_bench",
-        "--",
-        "--out",
-        "bench/local.md",
-    ]);
-    local.envs(model.map(|m| ("FLINT_MODEL_PATH", m)));
-    run(&mut local)
+    for (example, out) in [("local_bench", "bench/local.md"), ("local_quality", "bench/local-quality.md")] {
+        let mut local = Command::new("cargo");
+        local.args(["run", "--release", "-p", "flint-gateway", "--example", example, "--", "--out", out]);
+        local.envs(model.clone().map(|m| ("FLINT_MODEL_PATH", m)));
+        run(&mut local)?;
+    }
+    Ok(())
 }
 
 /// `cargo xtask lint`: formatting and clippy with warnings as errors, native and wasm.

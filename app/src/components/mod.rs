@@ -9,6 +9,8 @@ mod model_notice;
 mod model_picker;
 mod preview;
 mod prompt_box;
+mod share_button;
+mod shared_link_banner;
 
 pub use code_editor::CodeEditor;
 pub use connection_status::ConnectionStatus;
@@ -19,3 +21,5 @@ pub use model_notice::ModelNotice;
 pub use model_picker::ModelPicker;
 pub use preview::Preview;
 pub use prompt_box::PromptBox;
+pub use share_button::ShareButton;
+pub use shared_link_banner::SharedLinkBanner;

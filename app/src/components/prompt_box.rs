@@ -4,6 +4,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::app::ModelChoice;
+use crate::draft::expect_draft;
 use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
@@ -12,9 +13,7 @@ pub fn PromptBox() -> impl IntoView {
     let runner = expect_runner();
     let choice = expect_context::<ModelChoice>();
     let status = runner.state().status;
-    let text = RwSignal::new(String::from(
-        "A pomodoro timer with start, pause and reset buttons and a circular progress ring.",
-    ));
+    let text = expect_draft().prompt;
     let streaming = move || status.get() == StreamStatus::Streaming;
 
     let run = {

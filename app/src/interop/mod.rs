@@ -2,6 +2,7 @@
 //! `fetch` and a few browser facts. Each submodule offers typed Rust functions; the rest of the app
 //! never handles a `JsValue`.
 
+pub mod clipboard;
 pub mod editor;
 pub mod http;
 pub mod preview;
@@ -29,4 +30,17 @@ pub fn page_origin() -> (String, String) {
     let protocol = location.as_ref().and_then(|l| l.protocol().ok()).unwrap_or_else(|| "http:".into());
     let host = location.and_then(|l| l.host().ok()).unwrap_or_else(|| "127.0.0.1:8787".into());
     (protocol, host)
+}
+
+/// The page's `location.hash` (`#…`), empty when it has none.
+pub fn page_hash() -> String {
+    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// The page's origin (`http://host:port`) and path (`/`), without its query or fragment.
+pub fn page_address() -> (String, String) {
+    let location = web_sys::window().map(|w| w.location());
+    let origin = location.as_ref().and_then(|l| l.origin().ok()).unwrap_or_default();
+    let pathname = location.and_then(|l| l.pathname().ok()).unwrap_or_else(|| "/".into());
+    (origin, pathname)
 }

@@ -160,19 +160,15 @@ pub fn machine_header(md: &mut String, command: &str, threads: usize) -> anyhow:
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_default();
-    let simd = [
-        ("avx2", cfg!(target_feature = "avx2")),
-        ("fma", cfg!(target_feature = "fma")),
-        ("avx512f", cfg!(target_feature = "avx512f")),
-    ]
-    .iter()
-    .map(|(n, on)| format!("{n} {}", if *on { "on" } else { "off" }))
-    .collect::<Vec<_>>()
-    .join(", ");
     writeln!(md, "- Date: {date}")?;
     writeln!(md, "- Machine: {cores} cores (nproc), {cpu}")?;
     writeln!(md, "- Threads: {threads}")?;
-    writeln!(md, "- Build SIMD (rustc target features, which llama-cpp-sys-2 passes to ggml): {simd}")?;
+    // Measured 2026-11-21: llama-cpp-sys-2 leaves GGML_NATIVE off, and ggml then enables these by
+    // default; `target-cpu=native` adds AVX-512 but also AMX, whose kernels die with SIGILL on these VMs.
+    writeln!(
+        md,
+        "- ggml CPU build: SSE4.2, AVX, AVX2, FMA, F16C, BMI2 (ggml's default without GGML_NATIVE)"
+    )?;
     writeln!(md, "- Command: `{command}`\n")?;
     Ok(())
 }

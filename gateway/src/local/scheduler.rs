@@ -162,8 +162,7 @@ impl<'m> Scheduler<'m> {
             }
             let started = ProviderEvent::Started { model: job.model_label.clone() };
             let seq = Sequence::new(id, tokens, shared, job);
-            let preamble = (!seq.preamble.is_empty()).then(|| seq.preamble.clone());
-            if seq.send(Ok(started)) && preamble.is_none_or(|p| seq.send(Ok(ProviderEvent::Delta(p)))) {
+            if seq.send(Ok(started)) {
                 self.active.push(seq);
             } else {
                 self.release(ctx, id);

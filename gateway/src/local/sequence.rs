@@ -59,7 +59,8 @@ pub struct StopRule {
 pub struct Job {
     /// The rendered prompt (chat template applied), including any `preamble`.
     pub prompt: String,
-    /// The answer's beginning that is already part of the prompt; sent as the first text.
+    /// The answer's beginning that is already part of the prompt; sent with the first generated
+    /// token, so time to first token stays the model's.
     pub preamble: String,
     /// Where to end the answer early, if anywhere.
     pub stop: Option<StopRule>,
@@ -93,8 +94,8 @@ pub struct Sequence {
     events: EventSender,
     pending_utf8: Vec<u8>,
     piece: Vec<u8>,
-    /// Text to send right after `Started`.
-    pub preamble: String,
+    /// Text still to send in front of the first generated text (empty once sent).
+    preamble: String,
     stop: Option<StopRule>,
     /// Generated text so far, kept only when there is a stop rule.
     text: String,
@@ -167,7 +168,10 @@ impl Sequence {
         vocab.token_to_piece_into(token, &mut self.piece, false, None);
         self.pending_utf8.extend_from_slice(&self.piece);
         if let Some(text) = take_utf8(&mut self.pending_utf8) {
-            let (text, stop) = self.apply_stop(text);
+            let (mut text, stop) = self.apply_stop(text);
+            if !self.preamble.is_empty() {
+                text.insert_str(0, &std::mem::take(&mut self.preamble));
+            }
             if !text.is_empty() && !self.send(Ok(ProviderEvent::Delta(text))) {
                 return Step::Done;
             }
@@ -202,9 +206,10 @@ impl Sequence {
 
     /// Sends usage and the finish event.
     pub fn finish(&mut self, reason: FinishReason) -> Step {
-        if !self.pending_utf8.is_empty() {
-            let rest = String::from_utf8_lossy(&self.pending_utf8).into_owned();
-            self.pending_utf8.clear();
+        let mut rest = std::mem::take(&mut self.preamble);
+        rest.push_str(&String::from_utf8_lossy(&self.pending_utf8));
+        self.pending_utf8.clear();
+        if !rest.is_empty() {
             self.send(Ok(ProviderEvent::Delta(rest)));
         }
         self.send(Ok(ProviderEvent::Usage {

@@ -1,0 +1,123 @@
+//! Share: a link that opens this prompt, its model and, if chosen, its code in another browser.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::HtmlInputElement;
+
+use crate::app::ModelChoice;
+use crate::draft::expect_draft;
+use crate::interop::clipboard::copy_text;
+use crate::interop::page_address;
+use crate::run::expect_runner;
+use crate::share::{ShareOutcome, make_share, shared_prompt, too_long_message};
+
+/// Selects the whole link when it gets focus, ready for Ctrl+C.
+fn select_all(ev: leptos::ev::FocusEvent) {
+    event_target::<HtmlInputElement>(&ev).select();
+}
+
+/// A Share button with an "include code" box. The link is copied when the browser allows and always
+/// shown below, ready to copy by hand; a link too long to survive being sent is not offered.
+#[component]
+pub fn ShareButton() -> impl IntoView {
+    let runner = expect_runner();
+    let draft = expect_draft();
+    let choice = expect_context::<ModelChoice>();
+    let include_code = RwSignal::new(false);
+    let outcome = RwSignal::new(None::<ShareOutcome>);
+    let copied = RwSignal::new(false);
+
+    let share = move |with_code: bool| {
+        let code = if with_code { runner.editor_text() } else { None };
+        let shared = shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code);
+        let (origin, pathname) = page_address();
+        let made = make_share(&origin, &pathname, &shared);
+        copied.set(false);
+        if let ShareOutcome::Link(url) = &made {
+            let url = url.clone();
+            spawn_local(async move {
+                let done = copy_text(&url).await;
+                // Pressing Share again meanwhile shows another link: only say "copied" for this one.
+                let shown =
+                    outcome.try_with_untracked(|o| matches!(o, Some(ShareOutcome::Link(u)) if *u == url));
+                if done && shown == Some(true) {
+                    copied.try_set(true);
+                }
+            });
+        }
+        outcome.set(Some(made));
+    };
+
+    let share_click = share.clone();
+    let panel = move || {
+        let share = share.clone();
+        let close = move |_| outcome.set(None);
+        outcome.get().map(|made| match made {
+            ShareOutcome::Link(url) => view! {
+                <div class="share-panel" role="status">
+                    <input
+                        class="share-link"
+                        data-testid="share-link"
+                        readonly=true
+                        prop:value=url
+                        on:focus=select_all
+                    />
+                    <span class="share-note" data-testid="share-note">
+                        {move || if copied.get() { "Link copied" } else { "Copy this link" }}
+                    </span>
+                    <button class="banner-close" title="Close" on:click=close>"×"</button>
+                </div>
+            }
+            .into_any(),
+            ShareOutcome::TooLong { chars, with_code } => {
+                let without_code = with_code.then(|| {
+                    view! {
+                        <button
+                            class="btn"
+                            data-testid="share-without-code"
+                            on:click=move |_| {
+                                include_code.set(false);
+                                share(false);
+                            }
+                        >
+                            "Share without code"
+                        </button>
+                    }
+                });
+                view! {
+                    <div class="share-panel" role="alert">
+                        <span class="share-note too-long" data-testid="share-too-long">
+                            {too_long_message(chars, with_code)}
+                        </span>
+                        {without_code}
+                        <button class="banner-close" title="Close" on:click=close>"×"</button>
+                    </div>
+                }
+                .into_any()
+            }
+        })
+    };
+
+    view! {
+        <div class="share">
+            <label class="share-include" title="Put the editor's code in the link too">
+                <input
+                    type="checkbox"
+                    data-testid="share-include-code"
+                    prop:checked=move || include_code.get()
+                    on:change=move |ev| include_code.set(event_target_checked(&ev))
+                />
+                "include code"
+            </label>
+            <button
+                class="btn share-button"
+                data-testid="share-button"
+                title="Make a link that opens this prompt"
+                on:click=move |_| share_click(include_code.get_untracked())
+            >
+                "Share"
+            </button>
+            {panel}
+        </div>
+    }
+}
