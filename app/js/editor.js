@@ -52,8 +52,44 @@ export class FlintEditor {
       renderLineHighlight: 'none',
       readOnly: this.streaming,
       tabSize: 2,
+      // Decorations that re-scan the text on every append and that nobody reads mid-stream.
+      occurrencesHighlight: 'off',
+      selectionHighlight: false,
+      matchBrackets: 'never',
+      stickyScroll: { enabled: false },
+      unicodeHighlight: { ambiguousCharacters: false, invisibleCharacters: false },
     });
+    this.warm = this.#warmUp(monaco);
     this.#schedule();
+  }
+
+  // Monaco loads the editor worker host and each language's tokenizer the first time they are
+  // needed: 400–500 ms of script on these machines, which would otherwise land in the first frames
+  // of the first stream. Load them while the person is still typing the prompt.
+  #warmUp(monaco) {
+    return new Promise((resolve) => {
+      const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 50));
+      idle(() => {
+        const scratch = monaco.editor.createModel('<style>a{}</style><script>1</script>', 'html');
+        const host = document.createElement('div');
+        host.style.cssText = 'position:absolute;left:-9999px;width:200px;height:50px';
+        document.body.appendChild(host);
+        const hidden = monaco.editor.create(host, { model: scratch, minimap: { enabled: false } });
+        for (const language of ['markdown', 'html', 'css', 'javascript']) monaco.editor.tokenize('x', language);
+        // Two frames: the worker host and the tokenizers are loaded by then.
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          hidden.dispose();
+          scratch.dispose();
+          host.remove();
+          resolve();
+        }));
+      });
+    });
+  }
+
+  /** Resolves once the editor exists and Monaco's lazily loaded parts are in. */
+  ready() {
+    return loadMonaco().then(() => this.warm);
   }
 
   /** Clears the editor for a new file in `language`. */
@@ -143,6 +179,9 @@ export class FlintEditor {
 /** Creates the editor in `container` and makes its text readable by end-to-end tests. */
 export function createEditor(container) {
   const editor = new FlintEditor(container);
-  globalThis.__flint = Object.assign(globalThis.__flint ?? {}, { editorText: () => editor.text() });
+  globalThis.__flint = Object.assign(globalThis.__flint ?? {}, {
+    editorText: () => editor.text(),
+    editorReady: () => editor.ready(),
+  });
   return editor;
 }

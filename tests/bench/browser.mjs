@@ -20,6 +20,8 @@ function quantile(sorted, q) {
 
 async function measure(rate) {
   const { page, context } = await openFlint(browser, gateway.url);
+  // Measure streaming, not start-up: Monaco's lazily loaded parts are in once the editor is ready.
+  await page.evaluate(() => window.__flint.editorReady());
   await page.evaluate(() => {
     const probe = { frames: [], longTasks: [], running: true };
     window.__bench = probe;

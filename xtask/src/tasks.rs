@@ -98,8 +98,9 @@ fn e2e_env(cmd: &mut Command) -> &mut Command {
         .env("FLINT_DIST", root().join("dist"))
 }
 
-/// `cargo xtask bench`: every benchmark, results written under `bench/`.
-pub fn bench(_args: &[String]) -> Result<()> {
+/// `cargo xtask bench [--quality]`: the speed benchmarks (and with `--quality` the embedded model's
+/// output quality), results written under `bench/`.
+pub fn bench(args: &[String]) -> Result<()> {
     let model = setup::ensure(Needs::everything())?;
     build_app()?;
     build_release_bins()?;
@@ -115,7 +116,12 @@ pub fn bench(_args: &[String]) -> Result<()> {
         "bench/gateway.md",
     ]))?;
     run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
-    for (example, out) in [("local_bench", "bench/local.md"), ("local_quality", "bench/local-quality.md")] {
+    let mut examples = vec![("local_bench", "bench/local.md")];
+    // 60 generations of up to 1,024 tokens: about 15 minutes here, so only when asked.
+    if args.iter().any(|a| a == "--quality") {
+        examples.push(("local_quality", "bench/local-quality.md"));
+    }
+    for (example, out) in examples {
         let mut local = Command::new("cargo");
         local.args(["run", "--release", "-p", "flint-gateway", "--example", example, "--", "--out", out]);
         local.envs(model.clone().map(|m| ("FLINT_MODEL_PATH", m)));
