@@ -22,6 +22,31 @@ pub struct Config {
     /// `provider/model` to preselect; defaults to the first available model.
     #[serde(default)]
     pub default_model: Option<String>,
+    /// Stored short links (`/s/<id>`).
+    #[serde(default)]
+    pub share: ShareConfig,
+}
+
+/// `[share]`: stored short links for prompts too long to share in a URL.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ShareConfig {
+    /// Off for a hosted deployment that should keep no user data.
+    pub enabled: bool,
+    /// The SQLite file; default `$XDG_DATA_HOME/flint/shares.sqlite3` (or `~/.local/share/…`).
+    pub database: PathBuf,
+    /// Longest link stored, in bytes of its encoded text.
+    pub max_link_bytes: usize,
+}
+
+impl Default for ShareConfig {
+    fn default() -> Self {
+        let data = std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Self { enabled: true, database: data.join("flint/shares.sqlite3"), max_link_bytes: 512 * 1024 }
+    }
 }
 
 /// `[server]`

@@ -2,12 +2,13 @@
 //! OpenAI-compatible providers and the embedded model, plus the built app and a model list.
 //!
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
-//! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, and everything else from the
-//! built app (`server.dist`, with `index.html` as the fallback for client-side routes).
+//! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/share` and
+//! `GET /s/<id>` ([`shares`]), and everything else from the built app (`server.dist`, with `index.html` as the fallback for client-side routes).
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
-use axum::routing::get;
+use axum::routing::{get, post};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
@@ -19,6 +20,7 @@ pub mod http;
 pub mod local;
 pub mod models;
 pub mod providers;
+pub mod shares;
 mod state;
 pub mod ws;
 
@@ -31,6 +33,12 @@ pub fn app(state: AppState) -> Router {
         .route("/ws", get(ws::handler))
         .route("/healthz", get(http::healthz))
         .route("/api/models", get(http::models))
+        .route(
+            "/api/share",
+            // Room above the link limit, so a link a little too long gets the handler's clear 413.
+            post(shares::create).layer(DefaultBodyLimit::max(state.share_limit().saturating_add(64 * 1024))),
+        )
+        .route("/s/{id}", get(shares::open))
         .fallback_service(files)
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{Config, ServerConfig};
 use crate::models;
 use crate::providers::{self, Provider};
+use crate::shares::{self, Shares};
 
 /// Shared state of the gateway; cheap to clone.
 #[derive(Clone)]
@@ -21,6 +22,8 @@ struct Inner {
     default_model: Option<String>,
     shutdown: CancellationToken,
     next_connection: AtomicU64,
+    shares: Shares,
+    share_limit: usize,
 }
 
 impl AppState {
@@ -32,6 +35,8 @@ impl AppState {
             default_model: config.default_model.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
+            shares: shares::open_configured(config.share.enabled, &config.share.database),
+            share_limit: config.share.max_link_bytes,
         }))
     }
 
@@ -58,6 +63,16 @@ impl AppState {
     /// The configured providers.
     pub fn providers(&self) -> &[Arc<dyn Provider>] {
         &self.0.providers
+    }
+
+    /// The stored-link database: `None` when switched off, `Err` (why) when it could not be opened.
+    pub fn shares(&self) -> &Shares {
+        &self.0.shares
+    }
+
+    /// Longest link `POST /api/share` stores.
+    pub fn share_limit(&self) -> usize {
+        self.0.share_limit
     }
 
     /// A fresh connection id, for logs.

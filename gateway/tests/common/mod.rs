@@ -71,6 +71,10 @@ pub fn env(name: &str) -> Option<String> {
 pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Gateway {
     let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
     let mut config = Config { providers: vec![scripted_provider(upstream.base_url())], ..Config::default() };
+    // Tests never write to the user's data folder.
+    config.share.database = std::env::temp_dir()
+        .join(format!("flint-test-shares-{}-{}", std::process::id(), upstream.addr().port()))
+        .join("shares.sqlite3");
     configure(&mut config);
     let state = AppState::from_config(&config, &env);
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");
