@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, MetricsBar, ModelNotice, ModelPicker, Preview,
-    PromptBox, ShareButton, SharedLinkBanner,
+    PromptBox, RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -14,6 +14,7 @@ use crate::interop::http::{FetchError, get_json};
 use crate::interop::page_hash;
 use crate::models::preferred_choice;
 use crate::run::Runner;
+use crate::session::use_session;
 use crate::share::link_in_hash;
 
 /// The gateway connection as components see it.
@@ -78,6 +79,7 @@ pub fn App() -> impl IntoView {
     let link = SharedLink { opened: RwSignal::new(false), error: RwSignal::new(None) };
     provide_context(link);
     open_shared_link(&page_hash(), draft, choice, &runner, link);
+    provide_context(use_session(draft, choice, &runner, link.opened.get_untracked()));
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
     let hash_change = {
         let runner = runner.clone();
@@ -112,6 +114,8 @@ pub fn App() -> impl IntoView {
             </header>
             <ModelNotice />
             <SharedLinkBanner />
+            <RestoredNotice />
+            <StorageWarning />
             <PromptBox />
             <ErrorMessage />
             <MetricsBar />

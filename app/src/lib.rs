@@ -2,10 +2,11 @@
 //!
 //! The page holds one WebSocket to the gateway ([`gateway::use_gateway`]), a web worker that parses
 //! streamed answers into files ([`interop::worker`]), a Monaco editor and a sandboxed live preview
-//! ([`interop`]). [`run::Runner`] ties them together for one generation; [`components`] render it.
+//! ([`interop`]). [`run::Runner`] ties them together for one generation; [`session`] keeps the work
+//! across reloads (IndexedDB); [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
-//! [`capture`], [`console`], [`models`], [`prompt`], [`share`]) tested natively with
-//! `cargo test -p flint-app`.
+//! [`capture`], [`console`], [`models`], [`prompt`], [`share`], [`session::saved`]) tested natively
+//! with `cargo test -p flint-app`.
 
 pub mod app;
 pub mod capture;
@@ -18,6 +19,7 @@ pub mod metrics;
 pub mod models;
 pub mod prompt;
 pub mod run;
+pub mod session;
 pub mod share;
 
 pub use app::App;

@@ -4,20 +4,21 @@ use flint_protocol::{ModelInfo, ModelList};
 
 /// The model to preselect: the gateway's default when usable, else the first usable one.
 pub fn initial_choice(list: &ModelList) -> Option<String> {
-    let usable = |id: &str| list.models.iter().any(|m| m.id == id && m.available);
     list.default
         .clone()
-        .filter(|d| usable(d))
+        .filter(|d| is_usable(list, d))
         .or_else(|| list.models.iter().find(|m| m.available).map(|m| m.id.clone()))
 }
 
 /// The model to preselect when a shared link asked for `preferred`: that one if usable here, else
 /// [`initial_choice`].
 pub fn preferred_choice(list: &ModelList, preferred: Option<&str>) -> Option<String> {
-    preferred
-        .filter(|p| list.models.iter().any(|m| m.id == *p && m.available))
-        .map(str::to_owned)
-        .or_else(|| initial_choice(list))
+    preferred.filter(|p| is_usable(list, p)).map(str::to_owned).or_else(|| initial_choice(list))
+}
+
+/// Whether `id` is on the list and can be used now.
+pub fn is_usable(list: &ModelList, id: &str) -> bool {
+    list.models.iter().any(|m| m.id == id && m.available)
 }
 
 /// Whether any model can be used now.
@@ -76,6 +77,7 @@ mod tests {
         assert_eq!(preferred_choice(&list, Some("c")), Some("a".into()));
         assert_eq!(preferred_choice(&list, Some("elsewhere/x")), Some("a".into()));
         assert_eq!(preferred_choice(&list, None), Some("a".into()));
+        assert!(is_usable(&list, "b") && !is_usable(&list, "c") && !is_usable(&list, "elsewhere/x"));
     }
 
     #[test]

@@ -89,6 +89,26 @@ enum Outcome {
     Stopped,
 }
 
+/// What a [`Runner`] tells its observer (see [`Runner::set_observer`]), as it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEvent<'a> {
+    /// A generation started (its editor text is empty).
+    Started {
+        /// The model it runs on.
+        model: &'a str,
+        /// The prompt it runs.
+        prompt: &'a str,
+    },
+    /// Streamed code reached the editor (at most once per frame).
+    Streamed,
+    /// The generation ended with this status (done, cancelled or error); the editor still shows
+    /// its text, though a failed stream's last frame of code may follow as [`Self::Streamed`].
+    Ended(StreamStatus),
+}
+
+/// Receives a [`Runner`]'s [`RunEvent`]s.
+pub type RunObserver = Rc<dyn Fn(RunEvent<'_>)>;
+
 type StartFn = Box<dyn Fn(StartRequest, StreamHandler) -> StreamId>;
 type CancelFn = Box<dyn Fn(StreamId)>;
 
@@ -107,6 +127,7 @@ struct Inner {
     frozen: Cell<bool>,
     /// The worker was told the current stream is over.
     worker_finished: Cell<bool>,
+    observer: RefCell<Option<RunObserver>>,
 }
 
 /// Runs generations; shared through context (see [`expect_runner`]).
@@ -144,6 +165,7 @@ impl Runner {
                 outcome: Cell::new(None),
                 frozen: Cell::new(false),
                 worker_finished: Cell::new(false),
+                observer: RefCell::new(None),
             }
         });
         Self(SendWrapper::new(inner))
@@ -178,6 +200,12 @@ impl Runner {
         }
     }
 
+    /// Tells `observer` when generations start, stream and end (the saved session listens); `None`
+    /// stops telling.
+    pub fn set_observer(&self, observer: Option<RunObserver>) {
+        *self.0.observer.borrow_mut() = observer;
+    }
+
     /// Gives the runner the preview to render into.
     pub fn attach_preview(&self, preview: Option<Preview>) {
         *self.0.preview.borrow_mut() = preview;
@@ -200,14 +228,14 @@ impl Runner {
             state
                 .error
                 .set(Some("No model is selected: pick one that is available (see the notice above).".into()));
-            state.status.set(StreamStatus::Error);
+            inner.set_status(StreamStatus::Error);
             return;
         };
         self.stop_current();
         state.error.set(None);
         state.served_by.set(None);
         state.console.update(ConsoleLog::clear);
-        state.status.set(StreamStatus::Streaming);
+        inner.set_status(StreamStatus::Streaming);
         state.metrics.set(LiveMetrics::started(now_ms()));
         inner.outcome.set(None);
         inner.frozen.set(false);
@@ -232,6 +260,7 @@ impl Runner {
         id_cell.set(id);
         inner.current.set(Some(id));
         inner.send(WorkerRequest::Reset { stream: id });
+        inner.notify(RunEvent::Started { model: &model, prompt });
     }
 
     /// Stops the current generation. The editor keeps exactly what it shows: text still in flight
@@ -242,7 +271,7 @@ impl Runner {
         if inner.state.status.get_untracked() != StreamStatus::Streaming || inner.frozen.get() {
             return;
         }
-        inner.state.status.set(StreamStatus::Cancelled);
+        inner.set_status(StreamStatus::Cancelled);
         (inner.cancel)(id);
         inner.freeze(id);
     }
@@ -268,6 +297,23 @@ fn show_in(editor: &Editor, code: &str) {
 }
 
 impl Inner {
+    /// Sets the status; the observer hears when a generation stops streaming.
+    fn set_status(&self, status: StreamStatus) {
+        let was = self.state.status.get_untracked();
+        self.state.status.set(status);
+        if was == StreamStatus::Streaming && status != StreamStatus::Streaming {
+            self.notify(RunEvent::Ended(status));
+        }
+    }
+
+    fn notify(&self, event: RunEvent<'_>) {
+        // Cloned out of the cell so that the observer may call back into the runner.
+        let observer = self.observer.borrow().clone();
+        if let Some(observer) = observer {
+            observer(event);
+        }
+    }
+
     fn send(&self, request: WorkerRequest) {
         if let Some(worker) = &self.worker {
             worker.send(&request);
@@ -314,12 +360,12 @@ impl Inner {
                 }
                 if finish == FinishReason::Cancelled {
                     self.outcome.set(Some(Outcome::Stopped));
-                    state.status.set(StreamStatus::Cancelled);
+                    self.set_status(StreamStatus::Cancelled);
                 } else {
                     // "done" once the finished page is on screen (see `apply`).
                     self.outcome.set(Some(Outcome::Complete));
                     if self.worker.is_none() {
-                        state.status.set(StreamStatus::Done);
+                        self.set_status(StreamStatus::Done);
                     }
                 }
                 self.finish_worker(id);
@@ -330,7 +376,7 @@ impl Inner {
                 }
                 self.outcome.set(Some(Outcome::Stopped));
                 state.error.set(Some(message));
-                state.status.set(StreamStatus::Error);
+                self.set_status(StreamStatus::Error);
                 self.finish_worker(id);
             }
         }
@@ -350,6 +396,9 @@ impl Inner {
                 editor.finish();
             }
         }
+        if update.code_reset || !update.code_append.is_empty() {
+            self.notify(RunEvent::Streamed);
+        }
         let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
         let preview = self.preview.borrow();
         match (update.preview, preview.as_ref()) {
@@ -359,12 +408,12 @@ impl Inner {
                     if let Some(inner) = weak.upgrade()
                         && inner.current.get() == Some(id)
                     {
-                        inner.state.status.set(StreamStatus::Done);
+                        inner.set_status(StreamStatus::Done);
                     }
                 });
             }
             (Some(doc), Some(preview)) => preview.snapshot(&doc),
-            _ if complete => self.state.status.set(StreamStatus::Done),
+            _ if complete => self.set_status(StreamStatus::Done),
             _ => {}
         }
     }

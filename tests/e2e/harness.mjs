@@ -121,15 +121,24 @@ export async function launchBrowser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Opens Flint in a fresh context and waits until its socket is connected. */
-export async function openFlint(browser, gatewayUrl, path = '/') {
+/**
+ * Opens Flint in a fresh context (its own empty storage) and waits until its socket is connected.
+ * `initScript` runs in the page before Flint does, on every load.
+ */
+export async function openFlint(browser, gatewayUrl, path = '/', { initScript } = {}) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  if (initScript) await page.addInitScript(initScript);
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   await page.goto(gatewayUrl + path);
-  await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
+  await waitConnected(page);
   return { page, context, problems };
+}
+
+/** Waits until the page's socket to the gateway is connected (after a load or reload). */
+export async function waitConnected(page) {
+  await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
 }
 
 /** Picks a model, types the prompt and runs it with Ctrl+Enter. */

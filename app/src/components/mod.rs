@@ -9,8 +9,10 @@ mod model_notice;
 mod model_picker;
 mod preview;
 mod prompt_box;
+mod restored_notice;
 mod share_button;
 mod shared_link_banner;
+mod storage_warning;
 
 pub use code_editor::CodeEditor;
 pub use connection_status::ConnectionStatus;
@@ -21,5 +23,7 @@ pub use model_notice::ModelNotice;
 pub use model_picker::ModelPicker;
 pub use preview::Preview;
 pub use prompt_box::PromptBox;
+pub use restored_notice::RestoredNotice;
 pub use share_button::ShareButton;
 pub use shared_link_banner::SharedLinkBanner;
+pub use storage_warning::StorageWarning;

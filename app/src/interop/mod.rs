@@ -1,12 +1,13 @@
 //! Everything that touches JavaScript: Monaco, the preview frames, the parser worker, the socket,
-//! `fetch` and a few browser facts. Each submodule offers typed Rust functions; the rest of the app
-//! never handles a `JsValue`.
+//! `fetch`, the saved session (IndexedDB) and a few browser facts. Each submodule offers typed Rust
+//! functions; the rest of the app never handles a `JsValue`.
 
 pub mod clipboard;
 pub mod editor;
 pub mod http;
 pub mod preview;
 pub mod socket;
+pub mod store;
 pub mod worker;
 
 /// Milliseconds on the page's monotonic clock (`performance.now()`).

@@ -1,0 +1,262 @@
+//! `use_session()`: the wiring between the app's state, the [`Runner`] and the IndexedDB store.
+//!
+//! The whole session is one record, kept in memory and written whole: at once after a quiet spell,
+//! then at most every [`SAVE_INTERVAL_MS`](super::throttle::SAVE_INTERVAL_MS) while a stream or typing keeps changing it, and at once
+//! when a generation starts or ends. Nothing is written until the stored record has been read back,
+//! so start-up cannot overwrite the session it is about to restore.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::saved::{RestoredNotice, SavedGeneration, SavedSession, SavedStatus, restore, storage_problem};
+use super::throttle::SaveThrottle;
+use crate::app::ModelChoice;
+use crate::draft::Draft;
+use crate::interop::now_ms;
+use crate::interop::store::{SessionStore, StoreError};
+use crate::models::is_usable;
+use crate::run::{RunEvent, RunObserver, Runner, StreamStatus};
+
+/// What the person sees of saving; provided as context by the app.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionStatus {
+    /// The notice after a restore, until dismissed.
+    pub restored: RwSignal<Option<RestoredNotice>>,
+    /// Why the session cannot be saved, until dismissed.
+    pub problem: RwSignal<Option<String>>,
+}
+
+/// Saves the session as `draft`, `choice.picked` and `runner`'s generations change, and restores
+/// the saved one on start-up unless the page `opened_shared_link` (a shared link wins).
+pub fn use_session(
+    draft: Draft,
+    choice: ModelChoice,
+    runner: &Runner,
+    opened_shared_link: bool,
+) -> SessionStatus {
+    let status = SessionStatus { restored: RwSignal::new(None), problem: RwSignal::new(None) };
+    let saver = Rc::new(Saver::new(runner.clone(), status.problem));
+
+    let weak = Rc::downgrade(&saver);
+    let observer: RunObserver = Rc::new(move |event: RunEvent<'_>| {
+        if let Some(saver) = weak.upgrade() {
+            saver.on_run(event);
+        }
+    });
+    runner.set_observer(Some(observer));
+    let detach = runner.clone();
+    on_cleanup(move || detach.set_observer(None));
+
+    Effect::watch(
+        move || draft.prompt.get(),
+        {
+            let saver = Rc::clone(&saver);
+            move |prompt: &String, _, _| saver.change(|s| s.prompt = Some(prompt.clone()))
+        },
+        false,
+    );
+    Effect::watch(
+        move || choice.picked.get(),
+        {
+            let saver = Rc::clone(&saver);
+            move |picked: &Option<String>, _, _| saver.change(|s| s.model = picked.clone())
+        },
+        false,
+    );
+
+    let initial_prompt = draft.prompt.get_untracked();
+    let runner = runner.clone();
+    spawn_local(async move {
+        let saved = saver.load().await;
+        let plan = restore(&saved, opened_shared_link);
+        // The person may have typed or run something while the store opened: theirs wins.
+        if let Some(prompt) = plan.prompt
+            && draft.prompt.get_untracked() == initial_prompt
+        {
+            draft.prompt.set(prompt);
+        }
+        if let Some(code) = plan.code
+            && runner.state().status.get_untracked() == StreamStatus::Idle
+        {
+            runner.show_code(code);
+        }
+        status.restored.set(plan.notice);
+        if let Some(model) = plan.model {
+            // Only a model this gateway still offers; if the list cannot be read, trust the pick.
+            let usable = choice.models.await.map_or(true, |list| is_usable(&list, &model));
+            if usable && choice.picked.get_untracked().is_none() {
+                choice.picked.set(Some(model));
+            }
+        }
+    });
+    status
+}
+
+/// The in-memory session and its writer.
+struct Saver {
+    runner: Runner,
+    problem: RwSignal<Option<String>>,
+    /// `None` until opened, and for good when IndexedDB cannot be used.
+    store: RefCell<Option<SessionStore>>,
+    loaded: Cell<bool>,
+    session: RefCell<SavedSession>,
+    /// The editor changed since the last write: read its code at the next one.
+    code_changed: Cell<bool>,
+    throttle: RefCell<SaveThrottle>,
+    pending: RefCell<Option<TimeoutHandle>>,
+    /// The person was told saving fails: once is enough.
+    warned: Cell<bool>,
+}
+
+impl Saver {
+    fn new(runner: Runner, problem: RwSignal<Option<String>>) -> Self {
+        Self {
+            runner,
+            problem,
+            store: RefCell::new(None),
+            loaded: Cell::new(false),
+            session: RefCell::new(SavedSession::default()),
+            code_changed: Cell::new(false),
+            throttle: RefCell::new(SaveThrottle::default()),
+            pending: RefCell::new(None),
+            warned: Cell::new(false),
+        }
+    }
+
+    /// Opens the store and reads the saved session (empty when there is none or it cannot be read);
+    /// writes are allowed from here on.
+    async fn load(self: &Rc<Self>) -> SavedSession {
+        let saved = match SessionStore::open().await {
+            Ok(store) => {
+                let read = store.load().await;
+                *self.store.borrow_mut() = Some(store);
+                match read {
+                    Ok(Some(json)) => SavedSession::from_json(&json)
+                        .map_err(|err| leptos::logging::warn!("Flint: not restoring the last session: {err}"))
+                        .ok(),
+                    Ok(None) => None,
+                    Err(err) => {
+                        self.warn(&err);
+                        None
+                    }
+                }
+            }
+            Err(err) => {
+                self.warn(&err);
+                None
+            }
+        };
+        let saved = saved.unwrap_or_default();
+        let mut session = saved.clone();
+        // A generation started before the store opened is newer than the saved one.
+        let started = self.session.borrow_mut().generation.take();
+        if started.is_some() {
+            session.generation = started;
+        }
+        *self.session.borrow_mut() = session;
+        self.loaded.set(true);
+        if self.session.borrow().generation != saved.generation {
+            self.write_now();
+        }
+        saved
+    }
+
+    fn on_run(self: &Rc<Self>, event: RunEvent<'_>) {
+        match event {
+            RunEvent::Started { model, prompt } => {
+                self.session.borrow_mut().generation = Some(SavedGeneration {
+                    prompt: prompt.to_owned(),
+                    model: model.to_owned(),
+                    code: String::new(),
+                    status: SavedStatus::Streaming,
+                });
+                self.code_changed.set(false);
+                self.write_now();
+            }
+            RunEvent::Streamed => {
+                self.code_changed.set(true);
+                self.request();
+            }
+            RunEvent::Ended(status) => {
+                if let (Some(generation), Some(status)) =
+                    (self.session.borrow_mut().generation.as_mut(), SavedStatus::from_stream(status))
+                {
+                    generation.status = status;
+                }
+                self.code_changed.set(true);
+                self.write_now();
+            }
+        }
+    }
+
+    fn change(self: &Rc<Self>, edit: impl FnOnce(&mut SavedSession)) {
+        edit(&mut self.session.borrow_mut());
+        self.request();
+    }
+
+    /// Writes now, or once the throttle allows; a write already waiting will carry this change.
+    fn request(self: &Rc<Self>) {
+        if self.pending.borrow().is_some() {
+            return;
+        }
+        let delay = self.throttle.borrow().delay(now_ms());
+        if delay <= 0.0 {
+            self.write_now();
+            return;
+        }
+        let weak: Weak<Self> = Rc::downgrade(self);
+        let timer = set_timeout_with_handle(
+            move || {
+                if let Some(saver) = weak.upgrade() {
+                    saver.pending.take();
+                    saver.write_now();
+                }
+            },
+            Duration::from_secs_f64(delay / 1_000.0),
+        );
+        match timer {
+            Ok(handle) => *self.pending.borrow_mut() = Some(handle),
+            // No timer (no window): write now rather than never.
+            Err(_) => self.write_now(),
+        }
+    }
+
+    /// Writes the whole session, with the editor's code if it changed.
+    fn write_now(self: &Rc<Self>) {
+        if let Some(timer) = self.pending.take() {
+            timer.clear();
+        }
+        if !self.loaded.get() {
+            return;
+        }
+        if self.code_changed.take()
+            && let Some(code) = self.runner.editor_text()
+            && let Some(generation) = self.session.borrow_mut().generation.as_mut()
+        {
+            generation.code = code;
+        }
+        self.throttle.borrow_mut().wrote(now_ms());
+        let Some(write) =
+            self.store.borrow().as_ref().map(|store| store.save(&self.session.borrow().to_json()))
+        else {
+            return;
+        };
+        let weak = Rc::downgrade(self);
+        spawn_local(async move {
+            if let (Err(err), Some(saver)) = (write.await, weak.upgrade()) {
+                saver.warn(&err);
+            }
+        });
+    }
+
+    fn warn(&self, err: &StoreError) {
+        leptos::logging::warn!("Flint: cannot save the session: {err}");
+        if !self.warned.replace(true) {
+            self.problem.set(Some(storage_problem(&err.to_string())));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+// Nothing is lost on reload: the prompt, the model and the answer streamed so far come back, a
+// shared link still wins, and a browser that will not store anything says so and keeps working.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { deflateSync } from 'node:zlib';
+import {
+  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitConnected,
+  waitForStatus,
+} from './harness.mjs';
+
+let upstream, gateway, browser;
+before(async () => {
+  upstream = await startUpstream();
+  gateway = await startGateway({ upstreamUrl: upstream.url });
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  upstream?.stop();
+});
+
+test('a reload mid-stream brings back the prompt, the model and the code streamed so far', async () => {
+  const { page, problems } = await openFlint(browser, gateway.url);
+  const prompt = 'a button that counts clicks, slowly — ✓';
+  await runPrompt(page, 'scripted/counter@60', prompt);
+  await eventually(async () => /<button/.test(await editorText(page)), 'no <button streamed into the editor', 30_000);
+  const streamed = await editorText(page);
+  // Flint writes at most every 300 ms while streaming: reload once a write holds what was shown.
+  await eventually(async () => (await savedSession(page))?.generation?.code?.startsWith(streamed) ?? false,
+    'the code streamed so far was not saved while streaming');
+  assert.equal(await streamStatus(page), 'streaming', 'the stream ended before the reload: nothing was cut off');
+
+  await page.reload();
+  await waitConnected(page);
+  const notice = page.getByTestId('restored-notice');
+  await notice.waitFor({ timeout: 10_000 });
+  assert.match(await notice.textContent(), /Restored your last session — the answer was cut off by the reload/);
+  assert.equal(await page.getByTestId('prompt-input').inputValue(), prompt, 'the prompt differs after the reload');
+  await eventually(async () => (await editorText(page)).startsWith(streamed),
+    'the editor does not show the code streamed before the reload');
+  await eventually(async () => (await page.getByTestId('model-picker').inputValue()) === 'scripted/counter@60',
+    'the picked model was not restored');
+  assert.equal(await streamStatus(page), 'idle', 'the restored prompt ran again by itself');
+
+  await notice.getByTitle('Dismiss').click();
+  assert.equal(await notice.count(), 0, 'the notice cannot be dismissed');
+  assert.deepEqual(problems, []);
+});
+
+test('a prompt typed but never run is still there after a reload', async () => {
+  const { page, problems } = await openFlint(browser, gateway.url);
+  const draft = 'a weather card for Lisbon, not run yet';
+  await page.getByTestId('prompt-input').fill(draft);
+  await eventually(async () => (await savedSession(page))?.prompt === draft, 'the draft was not saved');
+
+  await page.reload();
+  await waitConnected(page);
+  await eventually(async () => (await page.getByTestId('prompt-input').inputValue()) === draft,
+    'the draft was lost on reload');
+  const notice = page.getByTestId('restored-notice');
+  await notice.waitFor({ timeout: 10_000 });
+  assert.doesNotMatch(await notice.textContent(), /cut off/, 'nothing was streaming, yet the notice says cut off');
+  assert.equal(await streamStatus(page), 'idle');
+  assert.deepEqual(problems, []);
+});
+
+test('a shared link in the address wins over the restored session', async () => {
+  const { page, context } = await openFlint(browser, gateway.url);
+  await page.getByTestId('prompt-input').fill('my own draft');
+  await eventually(async () => (await savedSession(page))?.prompt === 'my own draft', 'the draft was not saved');
+
+  // A second tab of the same browser (same storage) opened on a shared link.
+  const link = `v1.${deflateSync(Buffer.from(JSON.stringify({ prompt: 'the shared prompt' }))).toString('base64url')}`;
+  const tab = await context.newPage();
+  await tab.goto(`${gateway.url}/#p=${link}`);
+  await waitConnected(tab);
+  await tab.getByTestId('shared-link-banner').waitFor({ timeout: 10_000 });
+  // Give a restore time to (wrongly) land before checking that none did.
+  await tab.waitForTimeout(500);
+  assert.equal(await tab.getByTestId('prompt-input').inputValue(), 'the shared prompt');
+  assert.equal(await tab.getByTestId('restored-notice').count(), 0, 'a restore notice covers the shared link');
+});
+
+test('without IndexedDB Flint says the work will not be kept, and still runs prompts', async () => {
+  const { page, problems } = await openFlint(browser, gateway.url, '/', {
+    initScript: () => {
+      Object.defineProperty(window, 'indexedDB', { get() { throw new Error('blocked'); } });
+    },
+  });
+  const warning = page.getByTestId('storage-error');
+  await warning.waitFor({ timeout: 10_000 });
+  assert.match(await warning.textContent(), /can't save your work in this browser \(.*blocked.*\): it will be lost on reload/);
+
+  await runPrompt(page, 'scripted/counter@300', 'a button that counts clicks');
+  await waitForStatus(page, 'done');
+  assert.match(await editorText(page), /<button/, 'the prompt ran but the editor is empty');
+  assert.deepEqual(problems, []);
+});
+
+test('a write the browser refuses (quota) is reported once and Flint keeps working', async () => {
+  const { page, problems } = await openFlint(browser, gateway.url, '/', {
+    initScript: () => {
+      IDBObjectStore.prototype.put = function put() {
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      };
+    },
+  });
+  assert.equal(await page.getByTestId('storage-error').count(), 0, 'a warning before anything was written');
+  await page.getByTestId('prompt-input').fill('a clock');
+  const warning = page.getByTestId('storage-error');
+  await warning.waitFor({ timeout: 10_000 });
+  assert.match(await warning.textContent(), /QuotaExceededError/);
+
+  await warning.getByTitle('Dismiss').click();
+  await runPrompt(page, 'scripted/counter@300', 'a button that counts clicks');
+  await waitForStatus(page, 'done');
+  assert.equal(await warning.count(), 0, 'the warning came back on every write');
+  assert.deepEqual(problems, []);
+});
+
+/** The session Flint saved in this page's IndexedDB, or null; never creates the database. */
+function savedSession(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open('flint');
+    open.onupgradeneeded = () => open.transaction.abort();
+    open.onerror = () => resolve(null);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('session')) {
+        db.close();
+        resolve(null);
+        return;
+      }
+      const get = db.transaction('session').objectStore('session').get('current');
+      get.onsuccess = () => {
+        db.close();
+        resolve(typeof get.result === 'string' ? JSON.parse(get.result) : null);
+      };
+      get.onerror = () => {
+        db.close();
+        resolve(null);
+      };
+    };
+  }));
+}
+
+async function eventually(check, message, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(message);
+}
