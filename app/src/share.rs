@@ -39,14 +39,18 @@ pub enum ShareOutcome {
         chars: usize,
         /// Whether it carried code, so leaving the code out may help.
         with_code: bool,
+        /// The encoded link, which the gateway can store under a short address instead.
+        link: String,
     },
+    /// Storing the link as a short one failed: the gateway's reason.
+    Failed(String),
 }
 
 /// Builds the address for `shared` on the page at `origin` + `pathname`, unless it is too long.
 pub fn make_share(origin: &str, pathname: &str, shared: &SharedPrompt) -> ShareOutcome {
     let link = encode(shared);
     if is_too_long(&link) {
-        ShareOutcome::TooLong { chars: link.len(), with_code: shared.code.is_some() }
+        ShareOutcome::TooLong { chars: link.len(), with_code: shared.code.is_some(), link }
     } else {
         ShareOutcome::Link(share_url(origin, pathname, &link))
     }
@@ -58,9 +62,9 @@ pub fn too_long_message(chars: usize, with_code: bool) -> String {
         "This link would be {chars} characters long; chat apps and some browsers cut links over {MAX_LINK_CHARS}."
     );
     if with_code {
-        format!("{size} Share the prompt without the code?")
+        format!("{size} Store it as a short link, or share the prompt without the code?")
     } else {
-        format!("{size} Shorten the prompt to share it as a link.")
+        format!("{size} Store it as a short link, or shorten the prompt.")
     }
 }
 
@@ -136,7 +140,7 @@ mod tests {
         let with_code = shared_prompt("x".into(), None, Some(noise.clone()));
         assert!(matches!(
             make_share("o", "/", &with_code),
-            ShareOutcome::TooLong { with_code: true, chars } if chars > MAX_LINK_CHARS
+            ShareOutcome::TooLong { with_code: true, chars, .. } if chars > MAX_LINK_CHARS
         ));
         let without = shared_prompt(noise, None, None);
         assert!(matches!(make_share("o", "/", &without), ShareOutcome::TooLong { with_code: false, .. }));

@@ -78,6 +78,9 @@ default_model = "scripted/counter@300"
 listen = "127.0.0.1:${port}"
 dist = ${JSON.stringify(process.env.FLINT_DIST ?? join(ROOT, 'dist'))}
 
+[share]
+database = ${JSON.stringify(join(dir, 'shares.sqlite3'))}
+
 [[providers]]
 kind = "openai"
 name = "scripted"

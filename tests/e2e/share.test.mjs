@@ -95,14 +95,25 @@ test('a link from a newer Flint asks for an update', async () => {
   assert.match(await error.textContent(), /newer version of Flint/);
 });
 
-test('a prompt too long for a link is not offered as one', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+test('a prompt too long for a link is stored by the gateway as a short link that opens it', async () => {
+  const { page, context } = await openFlint(browser, gateway.url);
   // Random text barely compresses, so its link outgrows what chat apps keep.
   const noise = Array.from({ length: 20_000 }, () => String.fromCharCode(33 + Math.floor(Math.random() * 94))).join('');
   await page.getByTestId('prompt-input').fill(noise);
   await page.getByTestId('share-button').click();
   await page.getByTestId('share-too-long').waitFor();
   assert.equal(await page.getByTestId('share-link').count(), 0, 'a too-long link was offered anyway');
+
+  await page.getByTestId('share-store').click();
+  const short = await page.getByTestId('share-link').inputValue();
+  assert.match(short, /\/s\/[0-9a-f]{32}$/, `not a stored short link: ${short}`);
+  assert.ok(short.length < 200, 'the stored link is not short');
+  await context.close();
+
+  const opened = await openFlint(browser, gateway.url, new URL(short).pathname);
+  await opened.page.getByTestId('shared-link-banner').waitFor({ timeout: 10_000 });
+  assert.equal(await opened.page.getByTestId('prompt-input').inputValue(), noise, 'the stored prompt differs');
+  await opened.context.close();
 });
 
 async function assertEventually(check, message, timeout = 5_000) {

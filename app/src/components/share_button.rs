@@ -7,6 +7,7 @@ use web_sys::HtmlInputElement;
 use crate::app::ModelChoice;
 use crate::draft::expect_draft;
 use crate::interop::clipboard::copy_text;
+use crate::interop::http::post_json;
 use crate::interop::page_address;
 use crate::run::expect_runner;
 use crate::share::{ShareOutcome, make_share, shared_prompt, too_long_message};
@@ -69,7 +70,20 @@ pub fn ShareButton() -> impl IntoView {
                 </div>
             }
             .into_any(),
-            ShareOutcome::TooLong { chars, with_code } => {
+            ShareOutcome::TooLong { chars, with_code, link } => {
+                let store = move |_| {
+                    let link = link.clone();
+                    spawn_local(async move {
+                        let made = match post_json::<_, StoredShare>("/api/share", &StoreRequest { link }).await {
+                            Ok(stored) => {
+                                let (origin, _) = page_address();
+                                ShareOutcome::Link(format!("{origin}{}", stored.path))
+                            }
+                            Err(err) => ShareOutcome::Failed(err.to_string()),
+                        };
+                        outcome.try_set(Some(made));
+                    });
+                };
                 let without_code = with_code.then(|| {
                     view! {
                         <button
@@ -89,12 +103,20 @@ pub fn ShareButton() -> impl IntoView {
                         <span class="share-note too-long" data-testid="share-too-long">
                             {too_long_message(chars, with_code)}
                         </span>
+                        <button class="btn" data-testid="share-store" on:click=store>"Store as a short link"</button>
                         {without_code}
                         <button class="banner-close" title="Close" on:click=close>"×"</button>
                     </div>
                 }
                 .into_any()
             }
+            ShareOutcome::Failed(why) => view! {
+                <div class="share-panel" role="alert">
+                    <span class="share-note too-long" data-testid="share-store-error">{why}</span>
+                    <button class="banner-close" title="Close" on:click=close>"×"</button>
+                </div>
+            }
+            .into_any(),
         })
     };
 
@@ -120,4 +142,16 @@ pub fn ShareButton() -> impl IntoView {
             {panel}
         </div>
     }
+}
+
+/// `POST /api/share` body.
+#[derive(serde::Serialize)]
+struct StoreRequest {
+    link: String,
+}
+
+/// `POST /api/share` answer.
+#[derive(serde::Deserialize)]
+struct StoredShare {
+    path: String,
 }

@@ -24,6 +24,16 @@ pub enum FetchError {
         /// The status code.
         status: u16,
     },
+    /// The server refused, saying why.
+    #[error("{message}")]
+    Refused {
+        /// The URL.
+        url: String,
+        /// The status code.
+        status: u16,
+        /// The server's explanation.
+        message: String,
+    },
     /// The body was not the expected JSON.
     #[error("{url} sent an unexpected answer: {reason}")]
     Body {
@@ -47,5 +57,31 @@ pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, FetchError> {
     }
     let text = JsFuture::from(response.text().map_err(network)?).await.map_err(network)?;
     let text = text.as_string().unwrap_or_default();
+    serde_json::from_str(&text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
+}
+
+/// POSTs `body` as JSON to `url` and parses the JSON answer; an error status carries the gateway's
+/// own sentence (it says what the person can do).
+pub async fn post_json<B: serde::Serialize, T: DeserializeOwned>(
+    url: &str,
+    body: &B,
+) -> Result<T, FetchError> {
+    let network =
+        |e: wasm_bindgen::JsValue| FetchError::Network { url: url.to_owned(), reason: format!("{e:?}") };
+    let window = web_sys::window()
+        .ok_or_else(|| FetchError::Network { url: url.into(), reason: "no window".into() })?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&wasm_bindgen::JsValue::from_str(&serde_json::to_string(body).unwrap_or_default()));
+    let headers = web_sys::Headers::new().map_err(network)?;
+    headers.set("content-type", "application/json").map_err(network)?;
+    init.set_headers(&headers);
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(network)?;
+    let response: Response = response.dyn_into().map_err(network)?;
+    let text = JsFuture::from(response.text().map_err(network)?).await.map_err(network)?;
+    let text = text.as_string().unwrap_or_default();
+    if !response.ok() {
+        return Err(FetchError::Refused { url: url.to_owned(), status: response.status(), message: text });
+    }
     serde_json::from_str(&text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
 }
