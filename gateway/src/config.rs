@@ -352,7 +352,7 @@ mod tests {
             .lines()
             .map(|line| match line.strip_prefix("# ") {
                 Some(rest)
-                    if rest.starts_with("[[") || rest.split_once(" = ").is_some_and(|(k, _)| is_key(k)) =>
+                    if rest.starts_with('[') || rest.split_once(" = ").is_some_and(|(k, _)| is_key(k)) =>
                 {
                     rest
                 }
@@ -364,6 +364,8 @@ mod tests {
         let names: Vec<_> = all.providers.iter().map(ProviderConfig::name).collect();
         assert_eq!(names, ["cerebras", "groq", "llamacpp", "ollama", "local"]);
         assert!(all.default_model.is_some());
+        assert_eq!(all.share.database, Path::new("/var/lib/flint/shares.sqlite3"));
+        assert_eq!(all.share.max_link_bytes, 524_288);
     }
 
     fn is_key(word: &str) -> bool {
