@@ -1,5 +1,6 @@
 // Starts the scripted upstream, a gateway configured against it (and the embedded model), and a
 // headless Chromium, so each end-to-end test acts on Flint as a person would.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -162,4 +163,14 @@ export async function streamStatus(page) {
 export async function waitForStatus(page, status, timeout = 30_000) {
   await page.getByTestId('stream-status').filter({ hasText: new RegExp(`^\\s*${status}\\s*$`) })
     .waitFor({ timeout });
+}
+
+/** Polls `check` until it is true; fails with `message` after `timeout` ms. */
+export async function assertEventually(check, message, timeout = 5_000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(message);
 }

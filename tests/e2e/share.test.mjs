@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
-  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
+  assertEventually, editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
 } from './harness.mjs';
 
 let upstream, gateway, browser;
@@ -115,12 +115,3 @@ test('a prompt too long for a link is stored by the gateway as a short link that
   assert.equal(await opened.page.getByTestId('prompt-input').inputValue(), noise, 'the stored prompt differs');
   await opened.context.close();
 });
-
-async function assertEventually(check, message, timeout = 5_000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(message);
-}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import {
-  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
+  assertEventually, editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
 } from './harness.mjs';
 
 let upstream, gateway, browser;
@@ -56,12 +56,3 @@ test('the gateway never sends the provider key to the browser', async () => {
   assert.doesNotMatch(models, /sk-e2e-never-shown/);
   assert.match(models, /scripted\/counter@300/);
 });
-
-async function assertEventually(check, message, timeout = 5_000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(message);
-}
