@@ -30,9 +30,13 @@ impl Needs {
     }
 }
 
-/// The repository root.
+/// The repository root. `cargo run` sets `CARGO_MANIFEST_DIR` for the running binary, which names the
+/// checkout it was started from; the compiled-in path is only a fallback, because cargo reuses one
+/// binary across checkouts that share a target folder.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").into()
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest_dir.parent().expect("xtask lives in the workspace").into()
 }
 
 /// Installs what is missing and returns the embedded model's path when it was asked for.
