@@ -1,24 +1,14 @@
 // Upstream failures, cancel and a dropped gateway: a clear message, and nothing the person had is lost.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
-  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
+  editorText, openFlint, runPrompt, startGateway, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
 
-let upstream, gateway, browser;
-before(async () => {
-  upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  upstream?.stop();
-});
+const flint = useFlint();
 
 test('an upstream 500 shows an error and keeps the prompt', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/fail-500', 'my carefully written prompt');
   await waitForStatus(page, 'error');
   const message = await page.getByTestId('error-message').textContent();
@@ -27,14 +17,14 @@ test('an upstream 500 shows an error and keeps the prompt', async () => {
 });
 
 test('a rate limit says when to retry', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/fail-429', 'again');
   await waitForStatus(page, 'error');
   assert.match(await page.getByTestId('error-message').textContent(), /7\s*s|rate/i);
 });
 
 test('a stream that drops mid-way keeps the text generated so far', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/drop-midway', 'half a page');
   await waitForStatus(page, 'error');
   assert.ok((await editorText(page)).length > 0, 'the partial answer was thrown away');
@@ -42,8 +32,8 @@ test('a stream that drops mid-way keeps the text generated so far', async () => 
 });
 
 test('Esc cancels the stream and the upstream request ends', async () => {
-  await upstream.reset();
-  const { page } = await openFlint(browser, gateway.url);
+  await flint.upstream.reset();
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/counter@60', 'slowly please');
   await page.getByTestId('stream-status').filter({ hasText: 'streaming' }).waitFor();
   await page.getByTestId('prompt-input').press('Escape');
@@ -51,7 +41,7 @@ test('Esc cancels the stream and the upstream request ends', async () => {
   const kept = await editorText(page);
   let closed = false;
   for (let i = 0; i < 50 && !closed; i++) {
-    const log = await upstream.requests();
+    const log = await flint.upstream.requests();
     closed = log.some((r) => r.model === 'counter@60' && r.closed_early);
     if (!closed) await page.waitForTimeout(100);
   }
@@ -61,13 +51,13 @@ test('Esc cancels the stream and the upstream request ends', async () => {
 });
 
 test('the socket reconnects after the gateway restarts, and the page keeps its work', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await page.getByTestId('prompt-input').fill('unsent draft');
-  const port = gateway.port;
-  await gateway.stop();
+  const port = flint.gateway.port;
+  await flint.gateway.stop();
   await page.getByTestId('connection-status').filter({ hasText: /reconnecting|offline|connecting/ })
     .waitFor({ timeout: 10_000 });
-  gateway = await startGateway({ upstreamUrl: upstream.url, port });
+  flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, port });
   await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
   assert.equal(await page.getByTestId('prompt-input').inputValue(), 'unsent draft');
   await runPrompt(page, 'scripted/counter@300', 'after the restart');

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -173,4 +174,24 @@ export async function assertEventually(check, message, timeout = 5_000) {
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.fail(message);
+}
+
+/**
+ * The fixture every end-to-end file shares: a scripted upstream, a gateway on it (with `models` added)
+ * and a headless Chromium, started before the file's tests and stopped after them. A test may put a
+ * restarted gateway in `flint.gateway`; whichever is there at the end is stopped.
+ */
+export function useFlint({ models = [] } = {}) {
+  const flint = { upstream: null, gateway: null, browser: null };
+  before(async () => {
+    flint.upstream = await startUpstream();
+    flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, models });
+    flint.browser = await launchBrowser();
+  });
+  after(async () => {
+    await flint.browser?.close();
+    await flint.gateway?.stop();
+    flint.upstream?.stop();
+  });
+  return flint;
 }

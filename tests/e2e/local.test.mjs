@@ -1,22 +1,14 @@
 // The embedded model, no key and no network: a prompt streams code from SmolLM2 into the editor.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from './harness.mjs';
+import { test } from 'node:test';
+import {
+  editorText, openFlint, runPrompt, useFlint, waitForStatus,
+} from './harness.mjs';
 
-let upstream, gateway, browser;
-before(async () => {
-  upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  upstream?.stop();
-});
+const flint = useFlint();
 
 test('the embedded model streams an answer into the editor', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   const option = page.getByTestId('model-picker').locator('option', { hasText: /smollm2/i });
   const id = await option.first().getAttribute('value');
   assert.ok(id?.startsWith('local/'), `no local model in the picker (got ${id})`);

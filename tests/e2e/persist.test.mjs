@@ -1,27 +1,16 @@
 // Nothing is lost on reload: the prompt, the model and the answer streamed so far come back, a
 // shared link still wins, and a browser that will not store anything says so and keeps working.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
-  editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitConnected,
-  waitForStatus,
+  editorText, openFlint, runPrompt, streamStatus, useFlint, waitConnected, waitForStatus,
 } from './harness.mjs';
 
-let upstream, gateway, browser;
-before(async () => {
-  upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  upstream?.stop();
-});
+const flint = useFlint();
 
 test('a reload mid-stream brings back the prompt, the model and the code streamed so far', async () => {
-  const { page, problems } = await openFlint(browser, gateway.url);
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
   const prompt = 'a button that counts clicks, slowly — ✓';
   await runPrompt(page, 'scripted/counter@60', prompt);
   await eventually(async () => /<button/.test(await editorText(page)), 'no <button streamed into the editor', 30_000);
@@ -49,7 +38,7 @@ test('a reload mid-stream brings back the prompt, the model and the code streame
 });
 
 test('a prompt typed but never run is still there after a reload', async () => {
-  const { page, problems } = await openFlint(browser, gateway.url);
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
   const draft = 'a weather card for Lisbon, not run yet';
   await page.getByTestId('prompt-input').fill(draft);
   await eventually(async () => (await savedSession(page))?.prompt === draft, 'the draft was not saved');
@@ -66,14 +55,14 @@ test('a prompt typed but never run is still there after a reload', async () => {
 });
 
 test('a shared link in the address wins over the restored session', async () => {
-  const { page, context } = await openFlint(browser, gateway.url);
+  const { page, context } = await openFlint(flint.browser, flint.gateway.url);
   await page.getByTestId('prompt-input').fill('my own draft');
   await eventually(async () => (await savedSession(page))?.prompt === 'my own draft', 'the draft was not saved');
 
   // A second tab of the same browser (same storage) opened on a shared link.
   const link = `v1.${deflateSync(Buffer.from(JSON.stringify({ prompt: 'the shared prompt' }))).toString('base64url')}`;
   const tab = await context.newPage();
-  await tab.goto(`${gateway.url}/#p=${link}`);
+  await tab.goto(`${flint.gateway.url}/#p=${link}`);
   await waitConnected(tab);
   await tab.getByTestId('shared-link-banner').waitFor({ timeout: 10_000 });
   // Give a restore time to (wrongly) land before checking that none did.
@@ -83,7 +72,7 @@ test('a shared link in the address wins over the restored session', async () => 
 });
 
 test('without IndexedDB Flint says the work will not be kept, and still runs prompts', async () => {
-  const { page, problems } = await openFlint(browser, gateway.url, '/', {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url, '/', {
     initScript: () => {
       Object.defineProperty(window, 'indexedDB', { get() { throw new Error('blocked'); } });
     },
@@ -99,7 +88,7 @@ test('without IndexedDB Flint says the work will not be kept, and still runs pro
 });
 
 test('a write the browser refuses (quota) is reported once and Flint keeps working', async () => {
-  const { page, problems } = await openFlint(browser, gateway.url, '/', {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url, '/', {
     initScript: () => {
       IDBObjectStore.prototype.put = function put() {
         throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');

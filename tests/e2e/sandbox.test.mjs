@@ -1,22 +1,14 @@
 // Generated code runs in an opaque origin: it cannot read the app's storage or navigate the app away.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from './harness.mjs';
+import { test } from 'node:test';
+import {
+  openFlint, runPrompt, useFlint, waitForStatus,
+} from './harness.mjs';
 
-let upstream, gateway, browser;
-before(async () => {
-  upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url, models: ['cdn-stall@2000'] });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  upstream?.stop();
-});
+const flint = useFlint({ models: ['cdn-stall@2000'] });
 
 test('a hostile page cannot read localStorage or navigate the top window', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await page.evaluate(() => localStorage.setItem('flint', 'secret-of-the-app'));
   const appUrl = page.url();
 
@@ -43,7 +35,7 @@ test('a hostile page cannot read localStorage or navigate the top window', async
 });
 
 test('a page whose CDN never answers is shown and runs anyway', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   // The generated page asks a "CDN" (the scripted upstream's /__stall) for an image and a font;
   // it never answers, so the page's load event never comes.
   await runPrompt(page, 'scripted/cdn-stall@2000', 'a page with a logo');

@@ -1,24 +1,14 @@
 // A prompt streams into the editor and a live preview; the finished page runs and can be clicked.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
-  assertEventually, editorText, launchBrowser, openFlint, runPrompt, startGateway, startUpstream, streamStatus, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
 
-let upstream, gateway, browser;
-before(async () => {
-  upstream = await startUpstream();
-  gateway = await startGateway({ upstreamUrl: upstream.url });
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await gateway?.stop();
-  upstream?.stop();
-});
+const flint = useFlint();
 
 test('text streams into Monaco and the preview shows the button before the stream ends', async () => {
-  const { page, problems } = await openFlint(browser, gateway.url);
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/counter@60', 'a button that counts clicks');
 
   const preview = page.frameLocator('[data-testid="preview-frame"]');
@@ -39,7 +29,7 @@ test('text streams into Monaco and the preview shows the button before the strea
 });
 
 test('the finished page runs its script and the button inside the preview works', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/counter@300', 'a button that counts clicks');
   await waitForStatus(page, 'done');
   const button = page.frameLocator('[data-testid="preview-frame"]').locator('[data-testid="counter"]');
@@ -51,7 +41,7 @@ test('the finished page runs its script and the button inside the preview works'
 });
 
 test('the gateway never sends the provider key to the browser', async () => {
-  const { page } = await openFlint(browser, gateway.url);
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
   const models = await page.evaluate(() => fetch('/api/models').then((r) => r.text()));
   assert.doesNotMatch(models, /sk-e2e-never-shown/);
   assert.match(models, /scripted\/counter@300/);
