@@ -46,18 +46,11 @@ pub enum FetchError {
 
 /// GETs `url` and parses its JSON body.
 pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, FetchError> {
-    let network =
-        |e: wasm_bindgen::JsValue| FetchError::Network { url: url.to_owned(), reason: format!("{e:?}") };
-    let window = web_sys::window()
-        .ok_or_else(|| FetchError::Network { url: url.into(), reason: "no window".into() })?;
-    let response = JsFuture::from(window.fetch_with_str(url)).await.map_err(network)?;
-    let response: Response = response.dyn_into().map_err(network)?;
-    if !response.ok() {
-        return Err(FetchError::Status { url: url.to_owned(), status: response.status() });
+    let (status, text) = fetch_text(url, &web_sys::RequestInit::new()).await?;
+    if !(200..300).contains(&status) {
+        return Err(FetchError::Status { url: url.to_owned(), status });
     }
-    let text = JsFuture::from(response.text().map_err(network)?).await.map_err(network)?;
-    let text = text.as_string().unwrap_or_default();
-    serde_json::from_str(&text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
+    parse(url, &text)
 }
 
 /// POSTs `body` as JSON to `url` and parses the JSON answer; an error status carries the gateway's
@@ -66,22 +59,35 @@ pub async fn post_json<B: serde::Serialize, T: DeserializeOwned>(
     url: &str,
     body: &B,
 ) -> Result<T, FetchError> {
-    let network =
-        |e: wasm_bindgen::JsValue| FetchError::Network { url: url.to_owned(), reason: format!("{e:?}") };
-    let window = web_sys::window()
-        .ok_or_else(|| FetchError::Network { url: url.into(), reason: "no window".into() })?;
+    let network = network_error(url);
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_body(&wasm_bindgen::JsValue::from_str(&serde_json::to_string(body).unwrap_or_default()));
     let headers = web_sys::Headers::new().map_err(network)?;
     headers.set("content-type", "application/json").map_err(network)?;
     init.set_headers(&headers);
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(network)?;
+    let (status, text) = fetch_text(url, &init).await?;
+    if !(200..300).contains(&status) {
+        return Err(FetchError::Refused { url: url.to_owned(), status, message: text });
+    }
+    parse(url, &text)
+}
+
+/// Fetches `url` and reads the whole body as text, whatever the status.
+async fn fetch_text(url: &str, init: &web_sys::RequestInit) -> Result<(u16, String), FetchError> {
+    let network = network_error(url);
+    let window = web_sys::window()
+        .ok_or_else(|| FetchError::Network { url: url.into(), reason: "no window".into() })?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, init)).await.map_err(network)?;
     let response: Response = response.dyn_into().map_err(network)?;
     let text = JsFuture::from(response.text().map_err(network)?).await.map_err(network)?;
-    let text = text.as_string().unwrap_or_default();
-    if !response.ok() {
-        return Err(FetchError::Refused { url: url.to_owned(), status: response.status(), message: text });
-    }
-    serde_json::from_str(&text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
+    Ok((response.status(), text.as_string().unwrap_or_default()))
+}
+
+fn network_error(url: &str) -> impl Fn(wasm_bindgen::JsValue) -> FetchError + Copy + '_ {
+    move |e| FetchError::Network { url: url.to_owned(), reason: format!("{e:?}") }
+}
+
+fn parse<T: DeserializeOwned>(url: &str, text: &str) -> Result<T, FetchError> {
+    serde_json::from_str(text).map_err(|e| FetchError::Body { url: url.to_owned(), reason: e.to_string() })
 }
