@@ -32,6 +32,9 @@ export class FlintEditor {
     this.language = 'markdown';
     this.frame = 0;
     this.streaming = false;
+    // True while Flint itself changes the text, so that only the person's edits reach `onEdit`.
+    this.applying = false;
+    this.onEdit = null;
     loadMonaco().then(
       (monaco) => this.#create(monaco, container),
       (err) => console.error('Flint: the editor failed to load:', err),
@@ -58,6 +61,9 @@ export class FlintEditor {
       matchBrackets: 'never',
       stickyScroll: { enabled: false },
       unicodeHighlight: { ambiguousCharacters: false, invisibleCharacters: false },
+    });
+    this.model.onDidChangeContent(() => {
+      if (!this.applying && !this.streaming) this.onEdit?.();
     });
     this.warm = this.#warmUp(monaco);
     this.#schedule();
@@ -90,6 +96,11 @@ export class FlintEditor {
   /** Resolves once the editor exists and Monaco's lazily loaded parts are in. */
   ready() {
     return loadMonaco().then(() => this.warm);
+  }
+
+  /** Calls `callback()` after each change the person makes (not after Flint's own appends). */
+  setOnEdit(callback) {
+    this.onEdit = callback;
   }
 
   /** Clears the editor for a new file in `language`. */
@@ -147,8 +158,16 @@ export class FlintEditor {
   }
 
   #flush() {
-    const model = this.model;
-    if (!model) return;
+    if (!this.model) return;
+    this.applying = true;
+    try {
+      this.#applyPending(this.model);
+    } finally {
+      this.applying = false;
+    }
+  }
+
+  #applyPending(model) {
     if (this.pendingClear) {
       this.pendingClear = false;
       model.applyEdits([{ range: model.getFullModelRange(), text: '' }]);

@@ -1,12 +1,14 @@
-// IndexedDB behind a tiny surface, used by app/src/interop/store.rs: one database, one object store,
-// one record. The page writes its whole session as one JSON string, so a save is a single put and a
-// reload never reads half of one. Every function returns a promise and never throws: failures
+// IndexedDB behind a tiny surface, used by app/src/interop/store.rs: one database with the current
+// session (one record) and the history (one record per generation, keyed by its start time). The page
+// writes its whole session as one JSON string, together with its generation's history record in the
+// same transaction, so a reload never reads half of one. Every function returns a promise and never throws: failures
 // (IndexedDB missing or blocked, quota, private modes) reject with a short readable string.
 
 const DB_NAME = 'flint';
-const DB_VERSION = 1;
+const DB_VERSION = 2;
 const STORE = 'session';
 const KEY = 'current';
+const HISTORY = 'history';
 
 function describe(error) {
   if (typeof error === 'string') return error;
@@ -39,11 +41,40 @@ export class FlintStore {
     });
   }
 
-  /** Replaces the record with `json`; resolves once it is committed. */
-  save(json) {
-    return attempt((resolve, reject) => {
-      const tx = this.db.transaction(STORE, 'readwrite');
+  /**
+   * Replaces the record with `json` and, when `historyId` is a number, the history record of that
+   * id with `historyJson`; resolves once both are committed.
+   */
+  save(json, historyId, historyJson) {
+    return this.#write([STORE, HISTORY], (tx) => {
       tx.objectStore(STORE).put(json, KEY);
+      if (typeof historyId === 'number') tx.objectStore(HISTORY).put(historyJson, historyId);
+    });
+  }
+
+  /** Every history record (strings), in key order. */
+  listHistory() {
+    return attempt((resolve, reject) => {
+      const request = this.db.transaction(HISTORY, 'readonly').objectStore(HISTORY).getAll();
+      request.onsuccess = () => resolve(request.result.filter((r) => typeof r === 'string'));
+      request.onerror = () => reject(request.error);
+    });
+  }
+
+  /** Deletes the history record `id`. */
+  deleteHistory(id) {
+    return this.#write([HISTORY], (tx) => tx.objectStore(HISTORY).delete(id));
+  }
+
+  /** Deletes every history record. */
+  clearHistory() {
+    return this.#write([HISTORY], (tx) => tx.objectStore(HISTORY).clear());
+  }
+
+  #write(stores, body) {
+    return attempt((resolve, reject) => {
+      const tx = this.db.transaction(stores, 'readwrite');
+      body(tx);
       tx.oncomplete = () => resolve();
       // A failed put aborts the transaction; `error` is null when it was aborted for another reason.
       tx.onabort = () => reject(tx.error ?? 'the write was aborted');
@@ -60,7 +91,12 @@ export function openStore() {
       return;
     }
     const request = idb.open(DB_NAME, DB_VERSION);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      for (const name of [STORE, HISTORY]) {
+        if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
+      }
+    };
     request.onsuccess = () => {
       const db = request.result;
       // Let a later Flint in another tab upgrade the database rather than wait on this one.

@@ -5,8 +5,9 @@ use flint_protocol::share::decode;
 use leptos::prelude::*;
 
 use crate::components::{
-    CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, MetricsBar, ModelNotice, ModelPicker, Preview,
-    PromptBox, RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning,
+    CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, ExportMenu, HistoryPanel, MetricsBar,
+    ModelNotice, ModelPicker, Preview, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
+    StorageWarning,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -109,6 +110,7 @@ pub fn App() -> impl IntoView {
                 </div>
                 <ModelPicker />
                 <div class="spacer"></div>
+                <HistoryPanel />
                 <ShareButton />
                 <ConnectionStatus />
             </header>
@@ -121,7 +123,10 @@ pub fn App() -> impl IntoView {
             <MetricsBar />
             <main class="workspace">
                 <section class="pane code-pane">
-                    <div class="pane-title">"Code"</div>
+                    <div class="pane-title">
+                        "Code"
+                        <ExportMenu />
+                    </div>
                     <CodeEditor />
                 </section>
                 <section class="pane preview-pane">

@@ -5,7 +5,7 @@
 //! ([`interop`]). [`run::Runner`] ties them together for one generation; [`session`] keeps the work
 //! across reloads (IndexedDB); [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
-//! [`capture`], [`console`], [`models`], [`prompt`], [`share`], [`session::saved`]) tested natively
+//! [`capture`], [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`]) tested natively
 //! with `cargo test -p flint-app`.
 
 pub mod app;
@@ -13,6 +13,7 @@ pub mod capture;
 pub mod components;
 pub mod console;
 pub mod draft;
+pub mod export;
 pub mod gateway;
 pub mod interop;
 pub mod metrics;

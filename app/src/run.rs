@@ -9,14 +9,16 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
+use std::time::Duration;
 
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
 use flint_protocol::{FinishReason, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use crate::capture::with_capture;
 use crate::console::{ConsoleLevel, ConsoleLog};
+use crate::export::page_of_code;
 use crate::gateway::{StreamEvent, StreamHandler};
 use crate::interop::editor::Editor;
 use crate::interop::now_ms;
@@ -68,6 +70,8 @@ pub struct RunState {
     pub served_by: RwSignal<Option<String>>,
     /// The previewed page's console.
     pub console: RwSignal<ConsoleLog>,
+    /// The finished answer's files (empty while streaming and for code not from an answer).
+    pub files: RwSignal<Vec<AnswerFile>>,
 }
 
 impl RunState {
@@ -78,6 +82,7 @@ impl RunState {
             metrics: RwSignal::new(LiveMetrics::default()),
             served_by: RwSignal::new(None),
             console: RwSignal::new(ConsoleLog::default()),
+            files: RwSignal::new(Vec::new()),
         }
     }
 }
@@ -104,7 +109,12 @@ pub enum RunEvent<'a> {
     /// The generation ended with this status (done, cancelled or error); the editor still shows
     /// its text, though a failed stream's last frame of code may follow as [`Self::Streamed`].
     Ended(StreamStatus),
+    /// The person changed the editor's text.
+    Edited,
 }
+
+/// How long the editor must be still before the preview shows the person's edits.
+const EDIT_RENDER_DELAY_MS: u64 = 300;
 
 /// Receives a [`Runner`]'s [`RunEvent`]s.
 pub type RunObserver = Rc<dyn Fn(RunEvent<'_>)>;
@@ -121,6 +131,12 @@ struct Inner {
     /// Code to show once the editor exists (a shared link is read before the editor is created).
     pending_code: RefCell<Option<String>>,
     preview: RefCell<Option<Preview>>,
+    /// Code to run in the preview once it exists.
+    pending_render: RefCell<Option<String>>,
+    /// The last answer's preview document (its CSS and JS files inlined).
+    document: RefCell<Option<String>>,
+    /// The preview is about to show the person's edits.
+    edit_render: RefCell<Option<TimeoutHandle>>,
     current: Cell<Option<StreamId>>,
     outcome: Cell<Option<Outcome>>,
     /// The user stopped the current stream: what the editor shows now is final.
@@ -161,6 +177,9 @@ impl Runner {
                 editor: RefCell::new(None),
                 pending_code: RefCell::new(None),
                 preview: RefCell::new(None),
+                pending_render: RefCell::new(None),
+                document: RefCell::new(None),
+                edit_render: RefCell::new(None),
                 current: Cell::new(None),
                 outcome: Cell::new(None),
                 frozen: Cell::new(false),
@@ -177,11 +196,30 @@ impl Runner {
     }
 
     /// Gives the runner the editor to stream into.
-    pub fn attach_editor(&self, editor: Option<Editor>) {
-        if let (Some(editor), Some(code)) = (&editor, self.0.pending_code.take()) {
-            show_in(editor, &code);
+    pub fn attach_editor(&self, mut editor: Option<Editor>) {
+        if let Some(editor) = &mut editor {
+            if let Some(code) = self.0.pending_code.take() {
+                show_in(editor, &code);
+            }
+            let weak = Rc::downgrade(&*self.0);
+            editor.on_edit(move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.on_edit();
+                }
+            });
         }
         *self.0.editor.borrow_mut() = editor;
+    }
+
+    /// The last answer's page with its CSS and JS inlined, if the editor still shows that answer's
+    /// main file unchanged; else the editor's code as a page. `None` when there is no code.
+    pub fn page(&self) -> Option<String> {
+        let code = self.editor_text().filter(|c| !c.trim().is_empty())?;
+        let composed = self.0.state.files.with_untracked(|files| {
+            let main = files.iter().find(|f| f.content == code)?;
+            (files.len() > 1 && main.language == "html").then(|| self.0.document.borrow().clone())?
+        });
+        Some(composed.unwrap_or_else(|| page_of_code(&code)))
     }
 
     /// The editor's text (or the code waiting for it); `None` before the editor exists.
@@ -190,13 +228,20 @@ impl Runner {
         pending.or_else(|| self.0.editor.borrow().as_ref().map(Editor::text))
     }
 
-    /// Puts finished `code` in the editor (from a shared link), stopping a generation under way so
-    /// that it does not write over it.
+    /// Puts finished `code` in the editor and runs it in the preview (a shared link, a restored
+    /// session, an entry from the history), stopping a generation under way so that it does not
+    /// write over it.
     pub fn show_code(&self, code: String) {
         self.cancel();
-        match self.0.editor.borrow().as_ref() {
+        let inner = &self.0;
+        inner.state.files.set(Vec::new());
+        match inner.preview.borrow().as_ref() {
+            Some(preview) => preview.run(&with_capture(&page_of_code(&code)), || {}),
+            None => *inner.pending_render.borrow_mut() = Some(code.clone()),
+        }
+        match inner.editor.borrow().as_ref() {
             Some(editor) => show_in(editor, &code),
-            None => *self.0.pending_code.borrow_mut() = Some(code),
+            None => *inner.pending_code.borrow_mut() = Some(code),
         }
     }
 
@@ -208,6 +253,9 @@ impl Runner {
 
     /// Gives the runner the preview to render into.
     pub fn attach_preview(&self, preview: Option<Preview>) {
+        if let (Some(preview), Some(code)) = (&preview, self.0.pending_render.take()) {
+            preview.run(&with_capture(&page_of_code(&code)), || {});
+        }
         *self.0.preview.borrow_mut() = preview;
     }
 
@@ -241,6 +289,12 @@ impl Runner {
         inner.frozen.set(false);
         inner.worker_finished.set(false);
         inner.pending_code.take();
+        inner.pending_render.take();
+        inner.document.take();
+        if let Some(timer) = inner.edit_render.take() {
+            timer.clear();
+        }
+        state.files.set(Vec::new());
         if let Some(editor) = inner.editor.borrow().as_ref() {
             editor.reset("markdown");
             editor.begin();
@@ -304,6 +358,28 @@ impl Inner {
         if was == StreamStatus::Streaming && status != StreamStatus::Streaming {
             self.notify(RunEvent::Ended(status));
         }
+    }
+
+    /// The person edited the code: tell the observer, and show the edits in the preview once the
+    /// typing pauses.
+    fn on_edit(self: &Rc<Self>) {
+        self.notify(RunEvent::Edited);
+        if let Some(timer) = self.edit_render.take() {
+            timer.clear();
+        }
+        let weak = Rc::downgrade(self);
+        let timer = set_timeout_with_handle(
+            move || {
+                let Some(inner) = weak.upgrade() else { return };
+                inner.edit_render.take();
+                let code = inner.editor.borrow().as_ref().map(Editor::text);
+                if let (Some(code), Some(preview)) = (code, inner.preview.borrow().as_ref()) {
+                    preview.run(&with_capture(&page_of_code(&code)), || {});
+                }
+            },
+            Duration::from_millis(EDIT_RENDER_DELAY_MS),
+        );
+        *self.edit_render.borrow_mut() = timer.ok();
     }
 
     fn notify(&self, event: RunEvent<'_>) {
@@ -400,6 +476,10 @@ impl Inner {
             self.notify(RunEvent::Streamed);
         }
         let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
+        if update.done {
+            self.state.files.set(update.files);
+            self.document.borrow_mut().clone_from(&update.preview);
+        }
         let preview = self.preview.borrow();
         match (update.preview, preview.as_ref()) {
             (Some(doc), Some(preview)) if complete => {

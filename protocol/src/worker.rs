@@ -56,4 +56,22 @@ pub struct ParsedUpdate {
     pub preview: Option<String>,
     /// True on the stream's last update.
     pub done: bool,
+    /// Every file of the answer, on the last update only (for export).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<AnswerFile>,
+}
+
+/// One file of a finished answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerFile {
+    /// The name the answer gave it (```` ```css style.css ````), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its language (`html`, `css`, `javascript`…).
+    pub language: String,
+    /// Its text.
+    pub content: String,
+    /// The file the editor shows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub main: bool,
 }

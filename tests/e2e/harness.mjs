@@ -167,7 +167,7 @@ export async function waitForStatus(page, status, timeout = 30_000) {
 }
 
 /** Polls `check` until it is true; fails with `message` after `timeout` ms. */
-export async function assertEventually(check, message, timeout = 5_000) {
+export async function assertEventually(check, message, timeout = 10_000) {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -4,19 +4,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
-  editorText, openFlint, runPrompt, streamStatus, useFlint, waitConnected, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitConnected, waitForStatus,
 } from './harness.mjs';
 
-const flint = useFlint();
+const flint = useFlint({ models: ['files@300'] });
 
 test('a reload mid-stream brings back the prompt, the model and the code streamed so far', async () => {
   const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
   const prompt = 'a button that counts clicks, slowly — ✓';
   await runPrompt(page, 'scripted/counter@60', prompt);
-  await eventually(async () => /<button/.test(await editorText(page)), 'no <button streamed into the editor', 30_000);
+  await assertEventually(async () => /<button/.test(await editorText(page)), 'no <button streamed into the editor', 30_000);
   const streamed = await editorText(page);
   // Flint writes at most every 300 ms while streaming: reload once a write holds what was shown.
-  await eventually(async () => (await savedSession(page))?.generation?.code?.startsWith(streamed) ?? false,
+  await assertEventually(async () => (await savedSession(page))?.generation?.code?.startsWith(streamed) ?? false,
     'the code streamed so far was not saved while streaming');
   assert.equal(await streamStatus(page), 'streaming', 'the stream ended before the reload: nothing was cut off');
 
@@ -26,9 +26,9 @@ test('a reload mid-stream brings back the prompt, the model and the code streame
   await notice.waitFor({ timeout: 10_000 });
   assert.match(await notice.textContent(), /Restored your last session — the answer was cut off by the reload/);
   assert.equal(await page.getByTestId('prompt-input').inputValue(), prompt, 'the prompt differs after the reload');
-  await eventually(async () => (await editorText(page)).startsWith(streamed),
+  await assertEventually(async () => (await editorText(page)).startsWith(streamed),
     'the editor does not show the code streamed before the reload');
-  await eventually(async () => (await page.getByTestId('model-picker').inputValue()) === 'scripted/counter@60',
+  await assertEventually(async () => (await page.getByTestId('model-picker').inputValue()) === 'scripted/counter@60',
     'the picked model was not restored');
   assert.equal(await streamStatus(page), 'idle', 'the restored prompt ran again by itself');
 
@@ -41,11 +41,11 @@ test('a prompt typed but never run is still there after a reload', async () => {
   const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
   const draft = 'a weather card for Lisbon, not run yet';
   await page.getByTestId('prompt-input').fill(draft);
-  await eventually(async () => (await savedSession(page))?.prompt === draft, 'the draft was not saved');
+  await assertEventually(async () => (await savedSession(page))?.prompt === draft, 'the draft was not saved');
 
   await page.reload();
   await waitConnected(page);
-  await eventually(async () => (await page.getByTestId('prompt-input').inputValue()) === draft,
+  await assertEventually(async () => (await page.getByTestId('prompt-input').inputValue()) === draft,
     'the draft was lost on reload');
   const notice = page.getByTestId('restored-notice');
   await notice.waitFor({ timeout: 10_000 });
@@ -57,7 +57,7 @@ test('a prompt typed but never run is still there after a reload', async () => {
 test('a shared link in the address wins over the restored session', async () => {
   const { page, context } = await openFlint(flint.browser, flint.gateway.url);
   await page.getByTestId('prompt-input').fill('my own draft');
-  await eventually(async () => (await savedSession(page))?.prompt === 'my own draft', 'the draft was not saved');
+  await assertEventually(async () => (await savedSession(page))?.prompt === 'my own draft', 'the draft was not saved');
 
   // A second tab of the same browser (same storage) opened on a shared link.
   const link = `v1.${deflateSync(Buffer.from(JSON.stringify({ prompt: 'the shared prompt' }))).toString('base64url')}`;
@@ -108,6 +108,49 @@ test('a write the browser refuses (quota) is reported once and Flint keeps worki
   assert.deepEqual(problems, []);
 });
 
+test('the history keeps every generation until the person deletes it', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/counter@300', 'the first counter');
+  await waitForStatus(page, 'done');
+  const first = await editorText(page);
+  await runPrompt(page, 'scripted/files@300', 'a greeting card');
+  await waitForStatus(page, 'done');
+
+  const entries = page.getByTestId('history-entry');
+  await page.getByTestId('history-button').click();
+  await assertEventually(async () => (await entries.count()) === 2, 'the history does not list both generations');
+  assert.match(await entries.nth(0).textContent(), /a greeting card/, 'the newest is not first');
+  assert.match(await entries.nth(1).textContent(), /the first counter.*scripted\/counter@300.*done/s);
+
+  // Reopen the older one: its prompt, code and page come back; nothing runs.
+  await entries.nth(1).getByTestId('history-open').click();
+  assert.equal(await page.getByTestId('prompt-input').inputValue(), 'the first counter');
+  await assertEventually(async () => (await editorText(page)) === first, 'the editor does not show the reopened code');
+  const preview = page.frameLocator('[data-testid="preview-frame"]');
+  await preview.locator('button').first().waitFor({ timeout: 10_000 });
+  assert.equal(await streamStatus(page), 'done', 'reopening ran something');
+
+  // Deleting is explicit and sticks across a reload.
+  await page.getByTestId('history-button').click();
+  await assertEventually(async () => (await entries.count()) === 2, 'the history lost an entry by reopening it');
+  await entries.nth(0).getByTestId('history-delete').click();
+  await assertEventually(async () => (await entries.count()) === 1, 'the deleted entry is still listed');
+  await page.waitForTimeout(400);
+  await page.reload();
+  await waitConnected(page);
+  await page.getByTestId('history-button').click();
+  await assertEventually(async () => (await entries.count()) === 1, 'after a reload the history is not as left');
+  assert.match(await entries.nth(0).textContent(), /the first counter/);
+
+  await page.getByTestId('history-clear').click();
+  assert.equal(await entries.count(), 1, 'deleted without confirmation');
+  await page.getByTestId('history-clear-confirm').click();
+  await assertEventually(async () => (await entries.count()) === 0, 'delete all left entries');
+  assert.match(await page.getByTestId('history-panel').textContent(), /Nothing here yet/);
+  assert.equal(await editorText(page), first, 'deleting the history changed the editor');
+  assert.deepEqual(problems, []);
+});
+
 /** The session Flint saved in this page's IndexedDB, or null; never creates the database. */
 function savedSession(page) {
   return page.evaluate(() => new Promise((resolve) => {
@@ -132,13 +175,4 @@ function savedSession(page) {
       };
     };
   }));
-}
-
-async function eventually(check, message, timeout = 10_000) {
-  const deadline = Date.now() + timeout;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(message);
 }

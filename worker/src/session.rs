@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use flint_protocol::StreamId;
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
 
 use crate::document::preview_document;
 use crate::parser::StreamParser;
@@ -68,8 +68,25 @@ impl StreamState {
             Some(i) => self.parser.files()[i].language.clone(),
             None => "markdown".to_owned(),
         };
-        Some(ParsedUpdate { stream, code_append, code_reset, language, preview, done })
+        let files = if done { answer_files(&self.parser) } else { Vec::new() };
+        Some(ParsedUpdate { stream, code_append, code_reset, language, preview, done, files })
     }
+}
+
+/// The answer's files, for export.
+fn answer_files(parser: &StreamParser) -> Vec<AnswerFile> {
+    let main = parser.main_file();
+    parser
+        .files()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| AnswerFile {
+            name: f.name.clone(),
+            language: f.language.clone(),
+            content: f.content.clone(),
+            main: main == Some(i),
+        })
+        .collect()
 }
 
 /// What the worker glue should do after a request.
@@ -186,6 +203,19 @@ mod tests {
         assert!(done[0].done);
         assert_eq!(done[0].code_append, "\n");
         assert_eq!(done[0].preview.as_deref(), Some("<!DOCTYPE html>\n<p>x</p>\n"));
+        assert_eq!(done[0].files.len(), 1);
+        assert_eq!(done[0].files[0].content, "<!DOCTYPE html>\n<p>x</p>\n");
+    }
+
+    #[test]
+    fn only_the_last_update_lists_the_files() {
+        let mut s = Session::new();
+        let first = sent(s.handle(append(4, "```html index.html\n<p>\n```\n```css style.css\np{}\n"), 0.0));
+        assert!(first.iter().all(|u| u.files.is_empty()));
+        let done = sent(s.handle(WorkerRequest::Finish { stream: 4 }, 1.0));
+        let names: Vec<_> =
+            done[0].files.iter().map(|f| (f.name.as_deref(), f.language.as_str(), f.main)).collect();
+        assert_eq!(names, [(Some("index.html"), "html", true), (Some("style.css"), "css", false)]);
     }
 
     #[test]
@@ -213,6 +243,7 @@ mod tests {
                 language: "html".into(),
                 preview: Some("<p>\n".into()),
                 done: false,
+                files: vec![],
             }])
         );
         assert_eq!(s.handle(append(1, "`"), 40.0), Next::Send(vec![]));

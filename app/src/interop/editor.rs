@@ -26,48 +26,63 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn text(this: &FlintEditor) -> String;
 
+    #[wasm_bindgen(method, js_name = setOnEdit)]
+    fn set_on_edit(this: &FlintEditor, callback: Option<&Closure<dyn FnMut()>>);
+
     #[wasm_bindgen(method)]
     fn dispose(this: &FlintEditor);
 }
 
 /// A Monaco editor that streamed text is appended to, at most once per animation frame.
-pub struct Editor(FlintEditor);
+pub struct Editor {
+    js: FlintEditor,
+    on_edit: Option<Closure<dyn FnMut()>>,
+}
 
 impl Editor {
     /// Creates the editor inside `container` (Monaco loads asynchronously; calls made before it is
     /// ready are kept and applied).
     pub fn new(container: &HtmlElement) -> Self {
-        Self(create_editor(container))
+        Self { js: create_editor(container), on_edit: None }
+    }
+
+    /// Calls `on_edit` after each change the person makes to the text (Flint's own appends and
+    /// resets do not count).
+    pub fn on_edit(&mut self, on_edit: impl FnMut() + 'static) {
+        let callback = Closure::<dyn FnMut()>::new(on_edit);
+        self.js.set_on_edit(Some(&callback));
+        self.on_edit = Some(callback);
     }
 
     /// Clears the editor for a new file in `language` (a Monaco language id).
     pub fn reset(&self, language: &str) {
-        self.0.reset(language);
+        self.js.reset(language);
     }
 
     /// Appends text at the end (buffered until the next animation frame).
     pub fn append(&self, text: &str) {
-        self.0.append(text);
+        self.js.append(text);
     }
 
     /// A stream starts: read-only until [`Self::finish`].
     pub fn begin(&self) {
-        self.0.begin();
+        self.js.begin();
     }
 
     /// The stream ended: flush, push one undo stop, make it editable.
     pub fn finish(&self) {
-        self.0.finish();
+        self.js.finish();
     }
 
     /// The current text, including appends not yet painted.
     pub fn text(&self) -> String {
-        self.0.text()
+        self.js.text()
     }
 }
 
 impl Drop for Editor {
     fn drop(&mut self) {
-        self.0.dispose();
+        self.js.set_on_edit(None);
+        self.js.dispose();
     }
 }

@@ -1,8 +1,9 @@
 //! Everything that touches JavaScript: Monaco, the preview frames, the parser worker, the socket,
-//! `fetch`, the saved session (IndexedDB) and a few browser facts. Each submodule offers typed Rust
+//! `fetch`, the saved session (IndexedDB), downloads and a few browser facts. Each submodule offers typed Rust
 //! functions; the rest of the app never handles a `JsValue`.
 
 pub mod clipboard;
+pub mod download;
 pub mod editor;
 pub mod http;
 pub mod preview;

@@ -9,6 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 #[wasm_bindgen(module = "/js/store.js")]
 extern "C" {
     /// The JS side of the store.
+    #[derive(Clone)]
     type FlintStore;
 
     #[wasm_bindgen(js_name = openStore)]
@@ -18,7 +19,21 @@ extern "C" {
     fn load(this: &FlintStore) -> js_sys::Promise;
 
     #[wasm_bindgen(method)]
-    fn save(this: &FlintStore, json: &str) -> js_sys::Promise;
+    fn save(
+        this: &FlintStore,
+        json: &str,
+        history_id: Option<f64>,
+        history_json: Option<String>,
+    ) -> js_sys::Promise;
+
+    #[wasm_bindgen(method, js_name = listHistory)]
+    fn list_history(this: &FlintStore) -> js_sys::Promise;
+
+    #[wasm_bindgen(method, js_name = deleteHistory)]
+    fn delete_history(this: &FlintStore, id: f64) -> js_sys::Promise;
+
+    #[wasm_bindgen(method, js_name = clearHistory)]
+    fn clear_history(this: &FlintStore) -> js_sys::Promise;
 }
 
 /// Why the browser would not open, read or write the store, in its own words.
@@ -33,7 +48,8 @@ impl From<JsValue> for StoreError {
     }
 }
 
-/// One string record kept in IndexedDB across reloads.
+/// The session record and the history of generations, kept in IndexedDB across reloads.
+#[derive(Clone)]
 pub struct SessionStore(FlintStore);
 
 impl SessionStore {
@@ -48,13 +64,40 @@ impl SessionStore {
         Ok(JsFuture::from(self.0.load()).await?.as_string())
     }
 
-    /// Replaces the record with `json`. The write is issued now, so writes land in call order;
-    /// the future says whether it was committed.
-    pub fn save(&self, json: &str) -> impl Future<Output = Result<(), StoreError>> + use<> {
-        let write = JsFuture::from(self.0.save(json));
-        async move {
-            write.await?;
-            Ok(())
-        }
+    /// Replaces the record with `json` and, with `history`, the history record `(id, json)`, in one
+    /// transaction. The write is issued now, so writes land in call order; the future says whether
+    /// it was committed.
+    pub fn save(
+        &self,
+        json: &str,
+        history: Option<(u64, String)>,
+    ) -> impl Future<Output = Result<(), StoreError>> + use<> {
+        let (id, entry) = history.map_or((None, None), |(id, json)| (Some(id as f64), Some(json)));
+        done(self.0.save(json, id, entry))
+    }
+
+    /// Every history record, oldest first.
+    pub async fn history(&self) -> Result<Vec<String>, StoreError> {
+        let list = JsFuture::from(self.0.list_history()).await?;
+        Ok(js_sys::Array::from(&list).iter().filter_map(|v| v.as_string()).collect())
+    }
+
+    /// Deletes the history record `id`.
+    pub fn delete_history(&self, id: u64) -> impl Future<Output = Result<(), StoreError>> + use<> {
+        done(self.0.delete_history(id as f64))
+    }
+
+    /// Deletes every history record.
+    pub fn clear_history(&self) -> impl Future<Output = Result<(), StoreError>> + use<> {
+        done(self.0.clear_history())
+    }
+}
+
+/// Waits for a write issued now.
+fn done(promise: js_sys::Promise) -> impl Future<Output = Result<(), StoreError>> {
+    let write = JsFuture::from(promise);
+    async move {
+        write.await?;
+        Ok(())
     }
 }

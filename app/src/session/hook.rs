@@ -11,8 +11,11 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use send_wrapper::SendWrapper;
 
-use super::saved::{RestoredNotice, SavedGeneration, SavedSession, SavedStatus, restore, storage_problem};
+use super::saved::{
+    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, history_entries, restore, storage_problem,
+};
 use super::throttle::SaveThrottle;
 use crate::app::ModelChoice;
 use crate::draft::Draft;
@@ -22,12 +25,87 @@ use crate::models::is_usable;
 use crate::run::{RunEvent, RunObserver, Runner, StreamStatus};
 
 /// What the person sees of saving; provided as context by the app.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct SessionStatus {
     /// The notice after a restore, until dismissed.
     pub restored: RwSignal<Option<RestoredNotice>>,
     /// Why the session cannot be saved, until dismissed.
     pub problem: RwSignal<Option<String>>,
+    /// Earlier generations, kept until the person deletes them.
+    pub history: History,
+}
+
+/// The history of generations: list, reopen, delete.
+#[derive(Clone)]
+pub struct History {
+    saver: SendWrapper<Rc<Saver>>,
+    draft: Draft,
+    /// Bumped when entries are added or removed, so a shown list reloads.
+    pub changed: RwSignal<u32>,
+}
+
+impl History {
+    /// Every entry, newest first; empty when the browser keeps nothing.
+    pub async fn entries(&self) -> Vec<SavedGeneration> {
+        let store = self.saver.store.borrow().clone();
+        let Some(store) = store else { return Vec::new() };
+        match store.history().await {
+            Ok(records) => history_entries(&records),
+            Err(err) => {
+                self.saver.warn(&err);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Puts `entry` back: its prompt in the prompt box, its code in the editor and the preview.
+    /// Later edits go to this entry.
+    pub fn open(&self, entry: SavedGeneration) {
+        self.saver.runner.show_code(entry.code.clone());
+        self.draft.prompt.set(entry.prompt.clone());
+        self.saver.code_changed.set(false);
+        self.saver.session.borrow_mut().generation = Some(entry);
+        self.saver.write_now();
+    }
+
+    /// Deletes entry `id`. What is on screen stays, but is no longer kept in the history.
+    pub fn delete(&self, id: u64) {
+        self.forget(|g| g.id == Some(id));
+        let write = self.saver.store.borrow().as_ref().map(|store| store.delete_history(id));
+        self.finish(write);
+    }
+
+    /// Deletes every entry.
+    pub fn clear(&self) {
+        self.forget(|_| true);
+        let write = self.saver.store.borrow().as_ref().map(SessionStore::clear_history);
+        self.finish(write);
+    }
+
+    fn forget(&self, matches: impl Fn(&SavedGeneration) -> bool) {
+        let saver = &self.saver;
+        if let Some(generation) = saver.session.borrow_mut().generation.as_mut()
+            && matches(generation)
+        {
+            generation.id = None;
+        }
+    }
+
+    fn finish(&self, write: Option<impl std::future::Future<Output = Result<(), StoreError>> + 'static>) {
+        let Some(write) = write else { return };
+        let saver = Rc::downgrade(&self.saver);
+        let changed = self.changed;
+        spawn_local(async move {
+            if let Err(err) = write.await
+                && let Some(saver) = saver.upgrade()
+            {
+                saver.warn(&err);
+            }
+            changed.try_update(|n| *n += 1);
+        });
+        // The current record must not bring a deleted entry back on its next write.
+        self.saver.write_now();
+    }
 }
 
 /// Saves the session as `draft`, `choice.picked` and `runner`'s generations change, and restores
@@ -38,8 +116,14 @@ pub fn use_session(
     runner: &Runner,
     opened_shared_link: bool,
 ) -> SessionStatus {
-    let status = SessionStatus { restored: RwSignal::new(None), problem: RwSignal::new(None) };
-    let saver = Rc::new(Saver::new(runner.clone(), status.problem));
+    let problem = RwSignal::new(None);
+    let changed = RwSignal::new(0);
+    let saver = Rc::new(Saver::new(runner.clone(), problem, changed));
+    let status = SessionStatus {
+        restored: RwSignal::new(None),
+        problem,
+        history: History { saver: SendWrapper::new(Rc::clone(&saver)), draft, changed },
+    };
 
     let weak = Rc::downgrade(&saver);
     let observer: RunObserver = Rc::new(move |event: RunEvent<'_>| {
@@ -70,6 +154,7 @@ pub fn use_session(
 
     let initial_prompt = draft.prompt.get_untracked();
     let runner = runner.clone();
+    let restored = status.restored;
     spawn_local(async move {
         let saved = saver.load().await;
         let plan = restore(&saved, opened_shared_link);
@@ -84,7 +169,7 @@ pub fn use_session(
         {
             runner.show_code(code);
         }
-        status.restored.set(plan.notice);
+        restored.set(plan.notice);
         if let Some(model) = plan.model {
             // Only a model this gateway still offers; if the list cannot be read, trust the pick.
             let usable = choice.models.await.map_or(true, |list| is_usable(&list, &model));
@@ -100,6 +185,8 @@ pub fn use_session(
 struct Saver {
     runner: Runner,
     problem: RwSignal<Option<String>>,
+    /// Bumped when a history entry is added.
+    history_changed: RwSignal<u32>,
     /// `None` until opened, and for good when IndexedDB cannot be used.
     store: RefCell<Option<SessionStore>>,
     loaded: Cell<bool>,
@@ -113,10 +200,11 @@ struct Saver {
 }
 
 impl Saver {
-    fn new(runner: Runner, problem: RwSignal<Option<String>>) -> Self {
+    fn new(runner: Runner, problem: RwSignal<Option<String>>, history_changed: RwSignal<u32>) -> Self {
         Self {
             runner,
             problem,
+            history_changed,
             store: RefCell::new(None),
             loaded: Cell::new(false),
             session: RefCell::new(SavedSession::default()),
@@ -169,6 +257,7 @@ impl Saver {
         match event {
             RunEvent::Started { model, prompt } => {
                 self.session.borrow_mut().generation = Some(SavedGeneration {
+                    id: Some(js_sys::Date::now() as u64),
                     prompt: prompt.to_owned(),
                     model: model.to_owned(),
                     code: String::new(),
@@ -189,6 +278,23 @@ impl Saver {
                 }
                 self.code_changed.set(true);
                 self.write_now();
+                self.history_changed.update(|n| *n += 1);
+            }
+            RunEvent::Edited => {
+                // Code typed before anything ran is kept as a generation of its own.
+                let mut session = self.session.borrow_mut();
+                if session.generation.is_none() {
+                    session.generation = Some(SavedGeneration {
+                        id: Some(js_sys::Date::now() as u64),
+                        prompt: session.prompt.clone().unwrap_or_default(),
+                        model: session.model.clone().unwrap_or_default(),
+                        code: String::new(),
+                        status: SavedStatus::Done,
+                    });
+                }
+                drop(session);
+                self.code_changed.set(true);
+                self.request();
             }
         }
     }
@@ -240,11 +346,12 @@ impl Saver {
             generation.code = code;
         }
         self.throttle.borrow_mut().wrote(now_ms());
-        let Some(write) =
-            self.store.borrow().as_ref().map(|store| store.save(&self.session.borrow().to_json()))
-        else {
-            return;
+        let write = {
+            let session = self.session.borrow();
+            let history = session.generation.as_ref().and_then(|g| Some((g.id?, g.to_json())));
+            self.store.borrow().as_ref().map(|store| store.save(&session.to_json(), history))
         };
+        let Some(write) = write else { return };
         let weak = Rc::downgrade(self);
         spawn_local(async move {
             if let (Err(err), Some(saver)) = (write.await, weak.upgrade()) {

@@ -30,9 +30,13 @@ impl Default for SavedSession {
     }
 }
 
-/// One generation as far as it got.
+/// One generation as far as it got; also one entry of the history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedGeneration {
+    /// Its history key: when it started (ms since the epoch). `None`: not in the history (the
+    /// person deleted it there; it stays on screen).
+    #[serde(default)]
+    pub id: Option<u64>,
     /// The prompt it ran.
     pub prompt: String,
     /// The model it ran on.
@@ -69,6 +73,35 @@ impl SavedStatus {
             StreamStatus::Error => Some(Self::Error),
         }
     }
+}
+
+impl SavedGeneration {
+    /// The record as stored in the history (JSON).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a generation of strings serializes")
+    }
+}
+
+/// The history's records, newest first; records that cannot be read are left out.
+pub fn history_entries(records: &[String]) -> Vec<SavedGeneration> {
+    let mut entries: Vec<SavedGeneration> = records
+        .iter()
+        .filter_map(|json| serde_json::from_str::<SavedGeneration>(json).ok())
+        .filter(|g| g.id.is_some())
+        .collect();
+    entries.sort_by_key(|g| std::cmp::Reverse(g.id));
+    entries
+}
+
+/// The first line of `prompt`, at most `max` characters (with `…` when cut).
+pub fn summary(prompt: &str, max: usize) -> String {
+    let line = prompt.trim().lines().next().unwrap_or_default();
+    if line.chars().count() <= max {
+        return line.to_owned();
+    }
+    let mut cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// Why a stored record was not restored.
@@ -162,7 +195,38 @@ mod tests {
     use super::*;
 
     fn generation(status: SavedStatus, code: &str) -> SavedGeneration {
-        SavedGeneration { prompt: "a clock".into(), model: "m/x".into(), code: code.into(), status }
+        SavedGeneration {
+            id: Some(1),
+            prompt: "a clock".into(),
+            model: "m/x".into(),
+            code: code.into(),
+            status,
+        }
+    }
+
+    #[test]
+    fn history_is_newest_first_and_skips_unreadable_records() {
+        let mut old = generation(SavedStatus::Done, "<p>1</p>");
+        old.id = Some(100);
+        let mut new = generation(SavedStatus::Cancelled, "<p>2</p>");
+        new.id = Some(200);
+        let records =
+            [old.to_json(), "{broken".to_owned(), new.to_json(), r#"{"prompt":"no id"}"#.to_owned()];
+        assert_eq!(history_entries(&records), [new, old]);
+    }
+
+    #[test]
+    fn a_generation_saved_before_the_history_existed_reads_without_an_id() {
+        let json = r#"{"version":1,"generation":{"prompt":"p","model":"m","code":"c","status":"done"}}"#;
+        let saved = SavedSession::from_json(json).expect("an older record still reads");
+        assert_eq!(saved.generation.map(|g| g.id), Some(None));
+    }
+
+    #[test]
+    fn summaries_are_one_short_line() {
+        assert_eq!(summary("  a clock\nwith hands", 80), "a clock");
+        assert_eq!(summary("abcdef", 4), "abc…");
+        assert_eq!(summary("äöüß", 4), "äöüß");
     }
 
     #[test]
