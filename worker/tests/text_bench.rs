@@ -1,0 +1,323 @@
+//! Speed of the worker's text work against its targets, written as a markdown table.
+//!
+//! Not a timed test: both entries are `#[ignore]`d and only print. In headless Chromium, inside a
+//! dedicated worker as in the product (`--nocapture` shows the table):
+//!
+//! ```text
+//! CHROMEDRIVER=/usr/bin/chromedriver \
+//! CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+//! cargo test --release -p flint-worker --target wasm32-unknown-unknown --test text_bench \
+//!   -- --include-ignored --nocapture
+//! ```
+//!
+//! Natively: `cargo test --release -p flint-worker --test text_bench -- --ignored --nocapture`.
+//! Inputs are generated here, deterministically: no fixture files.
+
+use flint_worker::diff::{apply_hunks, diff};
+use flint_worker::edits::{EditedFile, Outcome, parse_blocks};
+use flint_worker::tokens::{IncrementalCount, TokenCounter};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_dedicated_worker);
+
+/// Milliseconds on a monotonic clock.
+#[cfg(target_arch = "wasm32")]
+fn now_ms() -> f64 {
+    use wasm_bindgen::JsCast;
+    js_sys::global()
+        .unchecked_into::<web_sys::WorkerGlobalScope>()
+        .performance()
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn now_ms() -> f64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3
+}
+
+#[cfg(target_arch = "wasm32")]
+fn print(text: &str) {
+    wasm_bindgen_test::console_log!("{text}");
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn print(text: &str) {
+    println!("{text}");
+}
+
+/// xorshift64: the same inputs on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Skewed towards small indices, as word frequencies are.
+    fn zipf(&mut self, n: usize) -> usize {
+        let a = self.below(n);
+        self.below(a + 1)
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "a",
+    "to",
+    "of",
+    "and",
+    "in",
+    "is",
+    "for",
+    "with",
+    "on",
+    "your",
+    "this",
+    "page",
+    "button",
+    "color",
+    "card",
+    "menu",
+    "item",
+    "list",
+    "title",
+    "value",
+    "update",
+    "render",
+    "state",
+    "click",
+    "header",
+    "footer",
+    "section",
+    "content",
+    "image",
+    "price",
+    "order",
+    "search",
+    "result",
+    "user",
+    "Grüße",
+    "café",
+    "naïve",
+    "日本語",
+    "données",
+    "événement",
+    "straße",
+    "🌍",
+    "✓",
+    "größe",
+];
+
+/// About `bytes` of a generated web page: markup with prose, a style sheet and a script, with
+/// repeated identifiers and some non-ASCII, like a model's output. Lines are unique (they carry
+/// their number), so edit anchors can be.
+fn page(seed: u64, bytes: usize) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<style>\n");
+    let mut n = 0usize;
+    let sentence = |rng: &mut Rng| {
+        (0..4 + rng.below(10)).map(|_| WORDS[rng.zipf(WORDS.len())]).collect::<Vec<_>>().join(" ")
+    };
+    while out.len() < bytes {
+        n += 1;
+        let w = WORDS[rng.zipf(WORDS.len())];
+        let line = match rng.below(8) {
+            0 => format!(
+                ".{w}-{n} {{ color: #{:06x}; margin: {}px auto; }}\n",
+                rng.below(1 << 24),
+                rng.below(40)
+            ),
+            1 | 2 => format!("  <p class=\"{w}\" id=\"p{n}\">{}.</p>\n", sentence(&mut rng)),
+            3 => format!("  <li><a href=\"/{w}/{n}\">{}</a></li>\n", sentence(&mut rng)),
+            4 => {
+                format!("    const {w}{n} = items.filter((x) => x.{w} > {}).map(render);\n", rng.below(1000))
+            }
+            5 => {
+                format!("function {w}_{n}(el) {{ el.textContent = `{}`; return {n}; }}\n", sentence(&mut rng))
+            }
+            6 => format!("\t<div data-id=\"{n}\"><span>{w}</span> <em>{}</em></div>\n", sentence(&mut rng)),
+            _ => format!("  <!-- {n}: {} -->\n", sentence(&mut rng)),
+        };
+        out.push_str(&line);
+    }
+    out
+}
+
+/// `text` with about one line in a hundred edited, inserted or deleted.
+fn revise(text: &str, seed: u64) -> String {
+    let mut rng = Rng(seed);
+    let mut out = String::with_capacity(text.len() + text.len() / 50);
+    for line in text.split_inclusive('\n') {
+        match rng.below(300) {
+            0 => out.push_str(&line.replacen("class", "className", 1)),
+            1 => {
+                out.push_str(line);
+                out.push_str("  <p>an inserted paragraph, ünïcode ✓</p>\n");
+            }
+            2 => {}
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// An answer with `n` blocks for `file`: three lines each, spread over the file, a fifth of them
+/// with the indentation changed (so the whitespace-tolerant match runs too).
+fn answer(file: &str, n: usize) -> String {
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let mut out = String::from("Here are the changes:\n\n```html\n");
+    for i in 0..n {
+        let at = 10 + i * (lines.len() - 20) / n;
+        let search: String = lines[at..at + 3]
+            .iter()
+            .map(|l| if i % 5 == 0 { format!("  {}", l.trim_start()) } else { (*l).to_owned() })
+            .collect();
+        let replace = format!("{search}  <p>block {i} was here</p>\n");
+        out.push_str(&format!("<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n"));
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// `text` in pieces of about `len` bytes, cut at char boundaries.
+fn chunks(text: &str, len: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + len).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[at..end]);
+        at = end;
+    }
+    out
+}
+
+struct Row {
+    name: String,
+    target: &'static str,
+    samples: Vec<f64>,
+}
+
+impl Row {
+    fn cells(&self) -> String {
+        let mut s = self.samples.clone();
+        s.sort_by(f64::total_cmp);
+        let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
+        format!("| {} | {} | {:.3} | {:.3} | {} |", self.name, self.target, at(0.5), at(0.95), s.len())
+    }
+}
+
+/// Times `run` `reps` times; each sample is the mean over `batch` calls, because browsers round
+/// `performance.now()` to 0.1 ms.
+fn time(reps: usize, batch: usize, mut run: impl FnMut()) -> Vec<f64> {
+    run();
+    (0..reps)
+        .map(|_| {
+            let start = now_ms();
+            for _ in 0..batch {
+                run();
+            }
+            (now_ms() - start) / batch as f64
+        })
+        .collect()
+}
+
+fn bench() {
+    let start = now_ms();
+    let counter = TokenCounter::o200k();
+    let build_ms = now_ms() - start;
+
+    let context = page(1, 500_000);
+    let tokens = counter.count(&context);
+    let count = time(15, 1, || assert_eq!(counter.count(&context), tokens));
+
+    let chunk_len = 4096;
+    let mut chunk_samples = Vec::new();
+    for _ in 0..3 {
+        let mut inc = IncrementalCount::new(counter);
+        let chunks = chunks(&context, chunk_len);
+        // Batches of 8 pushes (about 32 KB), per push.
+        for group in chunks.chunks(8) {
+            let start = now_ms();
+            for chunk in group {
+                inc.push(chunk);
+            }
+            chunk_samples.push((now_ms() - start) / group.len() as f64);
+        }
+    }
+
+    let old = page(2, 500_000);
+    let new = revise(&old, 3);
+    let hunks = diff(&old, &new);
+    assert!(hunks.len() > 10 && apply_hunks(&old, &new, &vec![true; hunks.len()]) == new);
+    let diff_ms = time(15, 1, || assert_eq!(diff(&old, &new).len(), hunks.len()));
+
+    let file = page(4, 200_000);
+    let text = answer(&file, 50);
+    let apply = || {
+        let blocks = parse_blocks(&text).blocks;
+        let mut edited = EditedFile::new(file.as_str());
+        let applied = blocks.iter().filter(|b| matches!(edited.apply(b), Outcome::Applied(_))).count();
+        assert_eq!(applied, 50);
+        edited.text()
+    };
+    let edits_ms = time(15, 4, || assert!(apply().len() > file.len()));
+
+    let rows = [
+        Row {
+            name: "build the o200k tokenizer (once)".into(),
+            target: "off the critical path",
+            samples: vec![build_ms],
+        },
+        Row {
+            name: format!("count a {} KB context ({tokens} tokens)", context.len() / 1000),
+            target: "≤ 15",
+            samples: count,
+        },
+        Row { name: "count an appended 4 KB chunk".into(), target: "≤ 0.2", samples: chunk_samples },
+        Row {
+            name: format!("diff two {} KB versions ({} hunks)", old.len() / 1000, hunks.len()),
+            target: "≤ 3",
+            samples: diff_ms,
+        },
+        Row {
+            name: format!("apply 50 edit blocks to a {} KB file", file.len() / 1000),
+            target: "≤ 5",
+            samples: edits_ms,
+        },
+    ];
+    let mut table = String::from(
+        "| benchmark | target (ms) | median (ms) | p95 (ms) | samples |\n|---|---|---|---|---|\n",
+    );
+    for row in &rows {
+        table.push_str(&row.cells());
+        table.push('\n');
+    }
+    print(&table);
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test::wasm_bindgen_test]
+#[ignore = "a benchmark: run with --include-ignored"]
+fn text_work_speed() {
+    bench();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture"]
+fn text_work_speed() {
+    bench();
+}
