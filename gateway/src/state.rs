@@ -75,7 +75,7 @@ impl AppState {
         self.0.share_limit
     }
 
-    /// A fresh connection id, for logs.
+    /// A fresh connection id, for logs and for sharing providers fairly between connections.
     pub(crate) fn next_connection_id(&self) -> u64 {
         self.0.next_connection.fetch_add(1, Ordering::Relaxed)
     }

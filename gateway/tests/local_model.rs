@@ -1,4 +1,5 @@
-//! The embedded model with the real SmolLM2 file: determinism, cancel, batching, bad files, templates.
+//! The embedded model with the real SmolLM2 file: determinism, cancel, batching, fairness between
+//! connections, bad files, templates.
 //!
 //! The model is found where the gateway looks by default (`FLINT_MODEL_PATH`, else the set-up's
 //! cache). When it is absent these tests fail and say how to fetch it: a silent skip would hide a
@@ -7,6 +8,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use flint_gateway::config::LocalConfig;
@@ -36,6 +38,7 @@ fn provider() -> LocalProvider {
 
 fn request(prompt: &str, params: GenParams) -> GenRequest {
     GenRequest {
+        client: 1,
         model: LocalConfig::default().model,
         messages: vec![ChatMessage::new(Role::User, prompt)],
         params,
@@ -116,6 +119,41 @@ async fn four_concurrent_streams_finish_in_shared_batches() {
     let tokens = stats.tokens_generated.load(Ordering::Relaxed) - tokens_before;
     // One by one, every token would need its own step; batched, steps are far fewer than tokens.
     assert!(steps * 2 < tokens, "{steps} decode steps for {tokens} tokens: the streams were not batched");
+}
+
+#[tokio::test]
+async fn a_second_connection_is_served_before_the_rest_of_the_first_ones_variations() {
+    let config = LocalConfig { model_path: Some(model_path()), max_parallel: 2, ..LocalConfig::default() };
+    let provider = LocalProvider::new(&config);
+    assert_eq!(provider.problem(), None, "the model should load");
+    // Connection 1 asks for four variations, then connection 2 for one answer, in this order.
+    let asks = [(1, "a1"), (1, "a2"), (1, "a3"), (1, "a4"), (2, "b")];
+    let started = Arc::new(Mutex::new(Vec::new()));
+    let runs = asks.map(|(client, name)| {
+        // Greedy and long enough that a sequence frees up many decode steps after the one before.
+        let params = GenParams { max_tokens: Some(16), temperature: Some(0.0), ..GenParams::default() };
+        let mut stream = provider.stream(GenRequest { client, ..request("a dice roller", params) });
+        let started = started.clone();
+        async move {
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(ProviderEvent::Started { .. }) => started.lock().expect("not poisoned").push(name),
+                    Ok(ProviderEvent::Finished(_)) => return Ok(()),
+                    Ok(_) => {}
+                    Err(e) => return Err(format!("{name}: {e}")),
+                }
+            }
+            Err(format!("{name} ended without Finished"))
+        }
+    });
+    for result in futures::future::join_all(runs).await {
+        result.expect("every stream finishes");
+    }
+    let started = started.lock().expect("not poisoned").clone();
+    let at = |name| started.iter().position(|n| *n == name).expect("every stream starts");
+    // First come, first served would start a3 and a4 before b. Fairly, b takes the first sequence
+    // that frees up (or the second, when both free in one step and a3, the earlier, takes the other).
+    assert!(at("b") < at("a4"), "connection 2 waited behind connection 1's variations: {started:?}");
 }
 
 #[tokio::test]

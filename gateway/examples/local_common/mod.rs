@@ -33,9 +33,14 @@ pub fn model_path() -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// A one-message request for the configured local model.
+/// A one-message request for the configured local model, all from one client, as from one tab.
 pub fn request(config: &LocalConfig, prompt: &str, params: GenParams) -> GenRequest {
-    GenRequest { model: config.model.clone(), messages: vec![ChatMessage::new(Role::User, prompt)], params }
+    GenRequest {
+        client: 0,
+        model: config.model.clone(),
+        messages: vec![ChatMessage::new(Role::User, prompt)],
+        params,
+    }
 }
 
 /// Timing of one stream.

@@ -11,6 +11,7 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
+use super::admission;
 use super::engine::{EngineConfig, EngineStats, PREFILL_CHUNK};
 use super::sequence::{Job, Sequence, Step};
 use crate::providers::{ProviderError, ProviderEvent};
@@ -134,10 +135,10 @@ impl<'m> Scheduler<'m> {
         self.free_ids.push(id);
     }
 
-    /// Moves waiting jobs into free sequences.
+    /// Moves waiting jobs into free sequences, fairly between connections (see [`admission`]).
     fn admit(&mut self, ctx: &mut LlamaContext<'_>) {
         while let Some(id) = self.free_ids.last().copied() {
-            let Some(job) = self.pending.pop_front() else { return };
+            let Some(job) = self.next_pending() else { return };
             let vocab = self.model.vocab();
             // Templates that want a BOS usually print it; add one only when the model asks for it
             // and the text has none.
@@ -168,6 +169,13 @@ impl<'m> Scheduler<'m> {
                 self.release(ctx, id);
             }
         }
+    }
+
+    /// Takes the waiting job that gets the next free sequence.
+    fn next_pending(&mut self) -> Option<Job> {
+        let running: Vec<_> = self.active.iter().map(|seq| seq.client).collect();
+        let at = admission::next_job(self.pending.iter().map(|job| job.client), &running)?;
+        self.pending.remove(at)
     }
 
     /// One decode: the next token of every generating stream plus prompt slices of new ones.

@@ -7,7 +7,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::providers::{ProviderError, ProviderEvent};
+use crate::providers::{ClientId, ProviderError, ProviderEvent};
 
 /// Where a provider stream's events go.
 pub type EventSender = UnboundedSender<Result<ProviderEvent, ProviderError>>;
@@ -57,6 +57,8 @@ pub struct StopRule {
 
 /// A generation request for the engine thread.
 pub struct Job {
+    /// The connection that asked; free sequences are shared fairly between connections.
+    pub client: ClientId,
     /// The rendered prompt (chat template applied), including any `preamble`.
     pub prompt: String,
     /// The answer's beginning that is already part of the prompt; sent with the first generated
@@ -78,6 +80,8 @@ pub struct Job {
 pub struct Sequence {
     /// llama.cpp sequence id (1..=max_parallel; 0 is the prompt cache).
     pub id: i32,
+    /// The connection it runs for.
+    pub client: ClientId,
     /// Prompt tokens.
     pub prompt: Vec<LlamaToken>,
     /// Tokens already in the KV cache for this sequence (prompt and generated).
@@ -117,6 +121,7 @@ impl Sequence {
     pub fn new(id: i32, prompt: Vec<LlamaToken>, cached: usize, job: Job) -> Self {
         Self {
             id,
+            client: job.client,
             prompt,
             n_past: cached,
             next: None,

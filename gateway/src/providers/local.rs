@@ -122,6 +122,7 @@ impl LocalProvider {
         let (events, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let stop = (!preamble.is_empty()).then_some(HTML_STOP);
         ready.engine.submit(Job {
+            client: request.client,
             prompt,
             preamble,
             stop,

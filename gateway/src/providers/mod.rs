@@ -17,9 +17,15 @@ mod openai_chunk;
 mod openai_errors;
 pub mod sse;
 
+/// Identifies the connection (one browser tab) a request came from.
+pub type ClientId = u64;
+
 /// A generation as a provider sees it.
 #[derive(Debug, Clone)]
 pub struct GenRequest {
+    /// The connection that asked. Providers that queue requests (the embedded model) share their
+    /// capacity fairly between connections, so one tab's many variations do not starve another.
+    pub client: ClientId,
     /// The model's name at the provider (without the `provider/` prefix).
     pub model: String,
     /// The conversation, oldest first.

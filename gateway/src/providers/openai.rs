@@ -311,6 +311,7 @@ mod tests {
     #[test]
     fn request_body_streams_with_usage_and_the_configured_length_field() {
         let request = GenRequest {
+            client: 1,
             model: "llama-3.3-70b".into(),
             messages: vec![ChatMessage::new(Role::User, "hi")],
             params: GenParams { max_tokens: Some(64), temperature: Some(0.5), ..GenParams::default() },

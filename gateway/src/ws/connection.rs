@@ -192,7 +192,8 @@ where
         }
         if self.running.len() >= limits.max_streams_per_connection {
             let message = format!(
-                "this connection already runs {} streams (server.max_streams_per_connection); cancel one or wait",
+                "this tab already runs {} streams, the most this gateway allows at once \
+                 (server.max_streams_per_connection); cancel one or wait for one to finish",
                 self.running.len()
             );
             return self.send(frames::error(Some(id), ErrorCode::TooManyStreams, message)).await;
@@ -205,14 +206,14 @@ where
             return self.send(frames::error(Some(id), ErrorCode::UnknownModel, message)).await;
         };
         let mut params = start.params;
-        params.max_tokens = Some(params.max_tokens.unwrap_or(limits.max_tokens).min(limits.max_tokens));
+        params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
         tracing::info!(stream = id, model = %start.model, "stream start");
         let cancel = CancellationToken::new();
         let job = StreamJob {
             conn: self.conn,
             id,
             provider,
-            request: GenRequest { model, messages: start.messages, params },
+            request: GenRequest { client: self.conn, model, messages: start.messages, params },
             received_at,
             cancel: cancel.clone(),
             out: self.out.clone(),
@@ -240,6 +241,13 @@ where
         }
         Ok(())
     }
+}
+
+/// The length limit sent upstream: always set, so no provider reserves its own (often huge) default
+/// per stream, and at most `cap` (`server.max_tokens`). At least 1, because upstreams reject 0.
+fn capped_max_tokens(asked: Option<u32>, cap: u32) -> u32 {
+    let cap = cap.max(1);
+    asked.unwrap_or(cap).clamp(1, cap)
 }
 
 /// The `stream` field of an oversized frame, read without building the rest.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::Message;
-use flint_protocol::{ErrorCode, FinishReason, GenParams, ModelInfo, ServerMessage};
+use flint_protocol::{ErrorCode, FinishReason, ModelInfo, ServerMessage};
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures::{StreamExt, stream};
 use tokio::task::JoinHandle;
@@ -17,11 +17,12 @@ use crate::AppState;
 use crate::config::{Config, ServerConfig};
 use crate::providers::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 
-/// Answers by model name; counts dropped streams so tests can see cancels reach the provider.
+/// Answers by model name; counts dropped streams so tests can see cancels reach the provider, and
+/// keeps the requests so tests can see what the gateway sent on.
 #[derive(Default)]
 struct Fake {
     dropped: Arc<AtomicUsize>,
-    params: Arc<Mutex<Vec<GenParams>>>,
+    requests: Arc<Mutex<Vec<GenRequest>>>,
 }
 
 /// Counts a drop of the stream that owns it.
@@ -54,7 +55,7 @@ impl Provider for Fake {
     }
 
     fn stream(&self, request: GenRequest) -> EventStream {
-        self.params.lock().expect("not poisoned").push(request.params.clone());
+        self.requests.lock().expect("not poisoned").push(request.clone());
         let guard = DropCounter(self.dropped.clone());
         let started = Ok(ProviderEvent::Started { model: format!("{}-served", request.model) });
         let delta = |t: &str| Ok(ProviderEvent::Delta(t.to_owned()));
@@ -95,12 +96,16 @@ struct Client {
 }
 
 fn connect_with(server: ServerConfig, protocol: Option<&'static str>) -> Client {
+    connect_as(1, server, protocol)
+}
+
+fn connect_as(conn: u64, server: ServerConfig, protocol: Option<&'static str>) -> Client {
     let fake = Arc::new(Fake::default());
     let config = Config { server, ..Config::default() };
     let state = AppState::new(&config, vec![fake.clone() as Arc<dyn Provider>]);
     let (to_gateway, incoming) = unbounded();
     let (sink, from_gateway) = unbounded();
-    let connection = tokio::spawn(async move { serve_socket(sink, incoming, state, 1, protocol).await });
+    let connection = tokio::spawn(async move { serve_socket(sink, incoming, state, conn, protocol).await });
     Client { to_gateway, from_gateway, connection, fake }
 }
 
@@ -259,7 +264,10 @@ async fn stream_limits_are_enforced() {
     c.start(1, "hang");
     assert_eq!(error_code(&c.next().await), Some((None, ErrorCode::DuplicateStream)));
     c.start(3, "hang");
-    assert_eq!(error_code(&c.next().await), Some((Some(3), ErrorCode::TooManyStreams)));
+    let frame = c.next().await;
+    assert_eq!(error_code(&frame), Some((Some(3), ErrorCode::TooManyStreams)));
+    let ServerMessage::Error { message, .. } = &frame else { panic!("{frame:?}") };
+    assert!(message.contains("2 streams") && message.contains("max_streams_per_connection"), "{message}");
     c.start(5, "nope");
     assert_eq!(
         error_code(&c.next().await),
@@ -294,8 +302,34 @@ async fn max_tokens_gets_the_default_and_the_cap() {
     c.until_end(2).await;
     c.send(r#"{"type":"start","stream":3,"model":"fake/echo","messages":[],"params":{"max_tokens":7}}"#);
     c.until_end(3).await;
-    let sent: Vec<_> = c.fake.params.lock().expect("not poisoned").iter().map(|p| p.max_tokens).collect();
-    assert_eq!(sent, [Some(100), Some(100), Some(7)]);
+    c.send(r#"{"type":"start","stream":4,"model":"fake/echo","messages":[],"params":{"max_tokens":0}}"#);
+    c.until_end(4).await;
+    let sent: Vec<_> =
+        c.fake.requests.lock().expect("not poisoned").iter().map(|r| r.params.max_tokens).collect();
+    assert_eq!(sent, [Some(100), Some(100), Some(7), Some(1)], "upstreams reject 0");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cap_of_zero_still_sends_a_usable_limit() {
+    let mut c = connect_with(ServerConfig { max_tokens: 0, ..ServerConfig::default() }, None);
+    c.hello().await;
+    c.start(1, "echo");
+    c.until_end(1).await;
+    let sent: Vec<_> =
+        c.fake.requests.lock().expect("not poisoned").iter().map(|r| r.params.max_tokens).collect();
+    assert_eq!(sent, [Some(1)]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn requests_name_their_connection_as_the_client() {
+    let mut c = connect_as(42, ServerConfig::default(), None);
+    c.hello().await;
+    c.start(1, "echo");
+    c.start(2, "echo");
+    c.until_end(1).await;
+    c.until_end(2).await;
+    let clients: Vec<_> = c.fake.requests.lock().expect("not poisoned").iter().map(|r| r.client).collect();
+    assert_eq!(clients, [42, 42], "the local model shares its sequences by this id");
 }
 
 #[tokio::test(start_paused = true)]
