@@ -6,8 +6,8 @@ use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, ExportMenu, HistoryPanel, MetricsBar,
-    ModelNotice, ModelPicker, Preview, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning,
+    ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
+    StorageWarning, VariationsGrid,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -40,6 +40,30 @@ pub struct ModelChoice {
     pub shared: RwSignal<Option<String>>,
     /// The model to use: the user's pick, else the shared link's model, else the list's default.
     pub selected: Signal<Option<String>>,
+}
+
+/// How a prompt fans out: how many variations, or which models to race side by side.
+#[derive(Debug, Clone, Copy)]
+pub struct FanOut {
+    /// Variations per prompt, `1..=MAX_VARIATIONS` (remembered with the session).
+    pub count: RwSignal<u8>,
+    /// Compare mode: race the models in `compared` instead of varying one.
+    pub compare: RwSignal<bool>,
+    /// The models to race (2–4 make a compare).
+    pub compared: RwSignal<Vec<String>>,
+    /// The preview pane shows the tiles rather than the current version.
+    pub show_tiles: RwSignal<bool>,
+}
+
+impl FanOut {
+    fn new() -> Self {
+        Self {
+            count: RwSignal::new(1),
+            compare: RwSignal::new(false),
+            compared: RwSignal::new(Vec::new()),
+            show_tiles: RwSignal::new(false),
+        }
+    }
 }
 
 /// The shared link this page was opened with (`#p=…`), until the person dismisses its banner.
@@ -77,6 +101,8 @@ pub fn App() -> impl IntoView {
 
     let draft = Draft::new();
     provide_context(draft);
+    let fan_out = FanOut::new();
+    provide_context(fan_out);
     let link = SharedLink { opened: RwSignal::new(false), error: RwSignal::new(None) };
     provide_context(link);
     open_shared_link(&page_hash(), draft, choice, &runner, link);
@@ -100,6 +126,10 @@ pub fn App() -> impl IntoView {
         }
         connected
     });
+
+    // The tiles are shown while there are some and the person has not switched to the preview.
+    let tiles = runner.state().tiles;
+    let showing_tiles = Memo::new(move |_| fan_out.show_tiles.get() && tiles.with(|t| !t.is_empty()));
 
     view! {
         <div class="app">
@@ -130,8 +160,13 @@ pub fn App() -> impl IntoView {
                     <CodeEditor />
                 </section>
                 <section class="pane preview-pane">
-                    <div class="pane-title">"Preview"</div>
-                    <Preview />
+                    <PreviewTabs />
+                    <div class="preview-body" class:hidden=move || showing_tiles.get()>
+                        <Preview />
+                    </div>
+                    <Show when=move || showing_tiles.get()>
+                        <VariationsGrid />
+                    </Show>
                     <ConsolePanel />
                 </section>
             </main>

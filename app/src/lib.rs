@@ -5,7 +5,7 @@
 //! ([`interop`]). [`run::Runner`] ties them together for one generation; [`session`] keeps the work
 //! across reloads (IndexedDB); [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
-//! [`capture`], [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`]) tested natively
+//! [`capture`], [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`], [`variations`]) tested natively
 //! with `cargo test -p flint-app`.
 
 pub mod app;
@@ -22,5 +22,6 @@ pub mod prompt;
 pub mod run;
 pub mod session;
 pub mod share;
+pub mod variations;
 
 pub use app::App;

@@ -28,6 +28,10 @@ use crate::metrics::LiveMetrics;
 use crate::prompt::start_request;
 use crate::share::code_language;
 
+mod tiles;
+pub use tiles::Tile;
+use tiles::TileRun;
+
 /// Where the current generation stands (the `stream-status` text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StreamStatus {
@@ -72,6 +76,8 @@ pub struct RunState {
     pub console: RwSignal<ConsoleLog>,
     /// The finished answer's files (empty while streaming and for code not from an answer).
     pub files: RwSignal<Vec<AnswerFile>>,
+    /// The variations (or compared models) of the last fanned-out prompt.
+    pub tiles: RwSignal<Vec<Tile>>,
 }
 
 impl RunState {
@@ -83,6 +89,7 @@ impl RunState {
             served_by: RwSignal::new(None),
             console: RwSignal::new(ConsoleLog::default()),
             files: RwSignal::new(Vec::new()),
+            tiles: RwSignal::new(Vec::new()),
         }
     }
 }
@@ -144,6 +151,10 @@ struct Inner {
     /// The worker was told the current stream is over.
     worker_finished: Cell<bool>,
     observer: RefCell<Option<RunObserver>>,
+    /// The running variations, if the last prompt was fanned out.
+    tiles: RefCell<Vec<Rc<TileRun>>>,
+    /// The status shows the tiles' group, not a single generation.
+    group: Cell<bool>,
 }
 
 /// Runs generations; shared through context (see [`expect_runner`]).
@@ -185,6 +196,8 @@ impl Runner {
                 frozen: Cell::new(false),
                 worker_finished: Cell::new(false),
                 observer: RefCell::new(None),
+                tiles: RefCell::new(Vec::new()),
+                group: Cell::new(false),
             }
         });
         Self(SendWrapper::new(inner))
@@ -280,6 +293,8 @@ impl Runner {
             return;
         };
         self.stop_current();
+        inner.cancel_tiles();
+        state.tiles.set(Vec::new());
         state.error.set(None);
         state.served_by.set(None);
         state.console.update(ConsoleLog::clear);
@@ -321,6 +336,10 @@ impl Runner {
     /// is dropped, so nothing changes after the user pressed Cancel.
     pub fn cancel(&self) {
         let inner = &self.0;
+        if inner.group.get() {
+            inner.cancel_all_tiles();
+            return;
+        }
         let Some(id) = inner.current.get() else { return };
         if inner.state.status.get_untracked() != StreamStatus::Streaming || inner.frozen.get() {
             return;
@@ -333,7 +352,8 @@ impl Runner {
     fn stop_current(&self) {
         let inner = &self.0;
         if let Some(old) = inner.current.get() {
-            if inner.state.status.get_untracked() == StreamStatus::Streaming && !inner.frozen.get() {
+            let streaming = inner.state.status.get_untracked() == StreamStatus::Streaming;
+            if streaming && !inner.group.get() && !inner.frozen.get() {
                 (inner.cancel)(old);
             }
             // Its later events and updates are ignored from here on.
@@ -355,7 +375,7 @@ impl Inner {
     fn set_status(&self, status: StreamStatus) {
         let was = self.state.status.get_untracked();
         self.state.status.set(status);
-        if was == StreamStatus::Streaming && status != StreamStatus::Streaming {
+        if was == StreamStatus::Streaming && status != StreamStatus::Streaming && !self.group.get() {
             self.notify(RunEvent::Ended(status));
         }
     }
@@ -460,7 +480,11 @@ impl Inner {
 
     fn apply(self: &Rc<Self>, update: ParsedUpdate) {
         let id = update.stream;
-        if self.current.get() != Some(id) || self.frozen.get() {
+        if self.current.get() != Some(id) {
+            self.apply_tile(update);
+            return;
+        }
+        if self.frozen.get() {
             return;
         }
         if let Some(editor) = self.editor.borrow().as_ref() {

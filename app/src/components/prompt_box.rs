@@ -3,9 +3,12 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use crate::app::ModelChoice;
+use crate::app::{FanOut, ModelChoice};
+use crate::components::VariationsControl;
 use crate::draft::expect_draft;
-use crate::run::{StreamStatus, expect_runner};
+use crate::interop::random;
+use crate::run::{Runner, StreamStatus, expect_runner};
+use crate::variations::{compare_lanes, variation_lanes};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
 #[component]
@@ -16,9 +19,10 @@ pub fn PromptBox() -> impl IntoView {
     let text = expect_draft().prompt;
     let streaming = move || status.get() == StreamStatus::Streaming;
 
+    let fan_out = expect_context::<FanOut>();
     let run = {
         let runner = runner.clone();
-        move || runner.run(choice.selected.get_untracked(), &text.get_untracked())
+        move || start(&runner, choice, fan_out, &text.get_untracked())
     };
     let cancel = {
         let runner = runner.clone();
@@ -57,6 +61,7 @@ pub fn PromptBox() -> impl IntoView {
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=on_keydown
             ></textarea>
+            <VariationsControl />
             <div class="prompt-actions">
                 <button class="btn primary" data-testid="run-button" title="Run (Ctrl+Enter)" on:click=move |_| run_click()>
                     {move || if streaming() { "Restart" } else { "Run" }}
@@ -68,5 +73,31 @@ pub fn PromptBox() -> impl IntoView {
                 </button>
             </div>
         </section>
+    }
+}
+
+/// Runs `prompt` once, as variations, or as a compare, as the person set it up.
+fn start(runner: &Runner, choice: ModelChoice, fan_out: FanOut, prompt: &str) {
+    let seed = (random() * 1e9) as u64;
+    let compared = fan_out.compared.get_untracked();
+    if fan_out.compare.get_untracked() {
+        if compared.len() < 2 {
+            runner.state().error.set(Some("Pick at least two models to compare (at most four).".into()));
+            return;
+        }
+        fan_out.show_tiles.set(true);
+        runner.run_lanes(compare_lanes(&compared, seed), prompt);
+        return;
+    }
+    let count = fan_out.count.get_untracked();
+    match choice.selected.get_untracked() {
+        Some(model) if count > 1 => {
+            fan_out.show_tiles.set(true);
+            runner.run_lanes(variation_lanes(&model, count, seed), prompt);
+        }
+        model => {
+            fan_out.show_tiles.set(false);
+            runner.run(model, prompt);
+        }
     }
 }

@@ -94,7 +94,7 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             return (StatusCode::OK, response, None);
         }
         Script::DropMidway { rate } => (escaped_tokens(DROP_MIDWAY_TEXT), rate, false),
-        Script::Fixture { name, rate } => match load(shared, &name) {
+        Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64)) {
             Some(tokens) => (tokens, rate, true),
             None => {
                 let message = format!("The model `{model}` does not exist or you do not have access to it.");
@@ -130,10 +130,13 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
 
 /// The tokens of an inline text or `<fixtures>/<name>.md`, cached after the first load so a
 /// request's first token is not delayed by reading and cutting a large fixture. Names that could
-/// leave the folder are refused.
-fn load(shared: &Shared, name: &str) -> Option<Arc<[String]>> {
+/// leave the folder are refused. `{{seed}}` in the text becomes the request's seed (`none` without
+/// one), so variations of one prompt differ.
+fn load(shared: &Shared, name: &str, seed: Option<u64>) -> Option<Arc<[String]>> {
+    let seed = seed.map_or_else(|| "none".to_owned(), |s| s.to_string());
+    let seeded_key = format!("{name}#{seed}");
     let mut cache = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(tokens) = cache.get(name) {
+    if let Some(tokens) = cache.get(name).or_else(|| cache.get(&seeded_key)) {
         return Some(tokens.clone());
     }
     let text = match shared.options.inline.get(name) {
@@ -147,8 +150,9 @@ fn load(shared: &Shared, name: &str) -> Option<Arc<[String]>> {
             std::fs::read_to_string(shared.options.fixtures.join(format!("{name}.md"))).ok()?
         }
     };
-    let tokens = escaped_tokens(&text.replace("{{upstream}}", &shared.origin));
-    cache.insert(name.to_owned(), tokens.clone());
+    let key = if text.contains("{{seed}}") { seeded_key } else { name.to_owned() };
+    let tokens = escaped_tokens(&text.replace("{{upstream}}", &shared.origin).replace("{{seed}}", &seed));
+    cache.insert(key, tokens.clone());
     Some(tokens)
 }
 

@@ -1,0 +1,91 @@
+//! One variation: its live preview, status and numbers, with promote, cancel and retry.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+
+use crate::interop::preview::Preview as PreviewFrames;
+use crate::metrics::{format_ms, format_tokens, format_tps};
+use crate::run::{StreamStatus, Tile, expect_runner};
+
+/// Where the preview runtime is served (copied from `public/` by Trunk).
+const RUNTIME_URL: &str = "preview.html";
+
+/// A tile in the variations grid. Clicking its preview (or pressing its number) promotes it.
+#[component]
+pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> impl IntoView {
+    let runner = expect_runner();
+    let container = NodeRef::<Div>::new();
+    let key = tile.key;
+    let index = tile.index;
+    {
+        let runner = runner.clone();
+        container.on_load(move |el| {
+            let logger = runner.clone();
+            let frames =
+                PreviewFrames::new(&el, RUNTIME_URL, move |level, text| logger.log_tile(index, level, text));
+            runner.attach_tile_preview(key, Some(frames));
+        });
+    }
+    {
+        let runner = runner.clone();
+        on_cleanup(move || runner.attach_tile_preview(key, None));
+    }
+
+    let status = tile.status;
+    let metrics = tile.metrics;
+    let streaming = move || status.get() == StreamStatus::Streaming;
+    let number = if index == 9 { "0".to_owned() } else { (index + 1).to_string() };
+    let (cancel_runner, retry_runner) = (runner.clone(), runner);
+    let class = move || {
+        let mut class = format!("tile {}", status.get().label());
+        if tile.promoted.get() {
+            class.push_str(" promoted");
+        }
+        class
+    };
+    view! {
+        <article class=class data-testid="variation-tile" data-status=move || status.get().label()>
+            <header class="tile-head">
+                <kbd class="tile-key" title=format!("Press {number} to promote")>{number.clone()}</kbd>
+                <span class="tile-label" title=tile.model.clone()>{tile.label.clone()}</span>
+                <span class=move || format!("status-pill {}", status.get().label()) data-testid="tile-status">
+                    {move || status.get().label()}
+                </span>
+            </header>
+            <div class="tile-metrics">
+                <span title="Time to first token">{move || metrics.with(|m| format_ms(m.ttft_ms()))}</span>
+                <span title="Tokens per second">{move || metrics.with(|m| format_tps(m.tokens_per_s()))}</span>
+                <span title="Tokens">{move || metrics.with(|m| format_tokens(m.tokens()))}</span>
+            </div>
+            <div class="tile-preview preview-stack" node_ref=container></div>
+            {move || tile.error.get().map(|e| view! { <p class="tile-error" data-testid="tile-error">{e}</p> })}
+            <footer class="tile-actions">
+                <button
+                    class="link-btn"
+                    data-testid="tile-promote"
+                    disabled=streaming
+                    title="Make this the current version (its number key does the same)"
+                    on:click=move |_| on_promote.run(key)
+                >
+                    {move || if tile.promoted.get() { "Current ✓" } else { "Promote" }}
+                </button>
+                <Show when=streaming>
+                    <button class="link-btn" data-testid="tile-cancel" on:click={
+                        let runner = cancel_runner.clone();
+                        move |_| runner.cancel_tile(key)
+                    }>
+                        "Cancel"
+                    </button>
+                </Show>
+                <Show when=move || !streaming()>
+                    <button class="link-btn" data-testid="tile-retry" on:click={
+                        let runner = retry_runner.clone();
+                        move |_| runner.retry_tile(key)
+                    }>
+                        "Retry"
+                    </button>
+                </Show>
+            </footer>
+        </article>
+    }
+}

@@ -1,0 +1,415 @@
+//! Variations and compare: one prompt, several streams on the same socket, each painted into its
+//! own tile (status, metrics, a live sandboxed preview). The editor is left alone until the person
+//! promotes a tile; then its code becomes the current version.
+//!
+//! While tiles run, the page's status is the group's: streaming while any tile streams, then done
+//! if any tile finished.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
+use flint_protocol::{FinishReason, StreamId};
+use leptos::prelude::*;
+
+use super::{Inner, Outcome, RunEvent, Runner, StreamStatus, show_in};
+use crate::capture::with_capture;
+use crate::console::{ConsoleLevel, ConsoleLog};
+use crate::export::page_of_code;
+use crate::gateway::{StreamEvent, StreamHandler};
+use crate::interop::now_ms;
+use crate::interop::preview::Preview;
+use crate::metrics::LiveMetrics;
+use crate::prompt::start_request;
+use crate::variations::{Lane, RaceTimes};
+
+/// What a tile shows; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Tile {
+    /// Unique across runs (a key for the list).
+    pub key: u64,
+    /// 0-based position; the person sees `index + 1`.
+    pub index: usize,
+    /// `#3 · t 0.80`, or the model when comparing.
+    pub label: String,
+    /// The model it runs on.
+    pub model: String,
+    /// Its stream's status.
+    pub status: RwSignal<StreamStatus>,
+    /// Why it failed.
+    pub error: RwSignal<Option<String>>,
+    /// Its timing and token count.
+    pub metrics: RwSignal<LiveMetrics>,
+    /// When its preview first showed and when it finished.
+    pub race: RwSignal<RaceTimes>,
+    /// Its code is the current version in the editor.
+    pub promoted: RwSignal<bool>,
+}
+
+/// A tile's stream, as the runner drives it.
+pub(super) struct TileRun {
+    view: Tile,
+    lane: Lane,
+    prompt: String,
+    stream: Cell<Option<StreamId>>,
+    started_ms: Cell<f64>,
+    code: RefCell<String>,
+    files: RefCell<Vec<AnswerFile>>,
+    /// The latest preview document, kept for a preview attached late.
+    document: RefCell<Option<String>>,
+    preview: RefCell<Option<Preview>>,
+    outcome: Cell<Option<Outcome>>,
+    /// Cancelled by the person: what it shows is final.
+    frozen: Cell<bool>,
+    worker_finished: Cell<bool>,
+}
+
+impl TileRun {
+    fn streaming(&self) -> bool {
+        self.view.status.get_untracked() == StreamStatus::Streaming && !self.frozen.get()
+    }
+}
+
+/// Tile keys: a run counter in the high bits, the index in the low ones.
+static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+impl Runner {
+    /// Runs `prompt` once per lane, each into its own tile, replacing the previous tiles and
+    /// stopping whatever runs now. The editor keeps its code until a tile is promoted.
+    pub fn run_lanes(&self, lanes: Vec<Lane>, prompt: &str) {
+        let inner = &self.0;
+        let state = inner.state;
+        if prompt.trim().is_empty() {
+            state.error.set(Some("Type what to build first.".into()));
+            return;
+        }
+        if lanes.is_empty() {
+            state
+                .error
+                .set(Some("No model is selected: pick one that is available (see the notice above).".into()));
+            return;
+        }
+        self.stop_current();
+        inner.cancel_tiles();
+        inner.group.set(true);
+        state.error.set(None);
+        state.served_by.set(None);
+        state.console.update(ConsoleLog::clear);
+        state.status.set(StreamStatus::Streaming);
+        state.metrics.set(LiveMetrics::started(now_ms()));
+
+        let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tiles: Vec<Rc<TileRun>> = lanes
+            .into_iter()
+            .enumerate()
+            .map(|(index, lane)| {
+                Rc::new(TileRun {
+                    view: Tile {
+                        key: (run << 8) | index as u64,
+                        index,
+                        label: lane.label.clone(),
+                        model: lane.model.clone(),
+                        status: RwSignal::new(StreamStatus::Streaming),
+                        error: RwSignal::new(None),
+                        metrics: RwSignal::new(LiveMetrics::default()),
+                        race: RwSignal::new(RaceTimes::default()),
+                        promoted: RwSignal::new(false),
+                    },
+                    lane,
+                    prompt: prompt.to_owned(),
+                    stream: Cell::new(None),
+                    started_ms: Cell::new(0.0),
+                    code: RefCell::new(String::new()),
+                    files: RefCell::new(Vec::new()),
+                    document: RefCell::new(None),
+                    preview: RefCell::new(None),
+                    outcome: Cell::new(None),
+                    frozen: Cell::new(false),
+                    worker_finished: Cell::new(false),
+                })
+            })
+            .collect();
+        state.tiles.set(tiles.iter().map(|t| t.view.clone()).collect());
+        *inner.tiles.borrow_mut() = tiles.clone();
+        for tile in &tiles {
+            inner.start_tile(tile);
+        }
+    }
+
+    /// Gives tile `key` its preview (or takes it away); a tile mounted after its stream began
+    /// catches up with the latest document.
+    pub fn attach_tile_preview(&self, key: u64, preview: Option<Preview>) {
+        let Some(tile) = self.0.tile(key) else { return };
+        if let (Some(preview), Some(doc)) = (&preview, tile.document.borrow().as_ref()) {
+            if tile.view.status.get_untracked() == StreamStatus::Done {
+                preview.run(&with_capture(doc), || {});
+            } else {
+                preview.snapshot(doc);
+            }
+        }
+        *tile.preview.borrow_mut() = preview;
+    }
+
+    /// Adds a line of tile `index`'s page console to the console panel, marked with its number.
+    pub fn log_tile(&self, index: usize, level: ConsoleLevel, text: String) {
+        self.0.state.console.update(|c| c.push(level, format!("#{}: {text}", index + 1)));
+    }
+
+    /// Stops tile `key`; what it shows stays.
+    pub fn cancel_tile(&self, key: u64) {
+        if let Some(tile) = self.0.tile(key) {
+            self.0.cancel_tile(&tile);
+            self.0.refresh_group();
+        }
+    }
+
+    /// Runs tile `key` again with the same model and sampling.
+    pub fn retry_tile(&self, key: u64) {
+        let inner = &self.0;
+        let Some(tile) = inner.tile(key) else { return };
+        inner.cancel_tile(&tile);
+        if let Some(old) = tile.stream.get() {
+            inner.send(WorkerRequest::Finish { stream: old });
+        }
+        tile.code.borrow_mut().clear();
+        tile.files.borrow_mut().clear();
+        tile.document.take();
+        tile.outcome.set(None);
+        tile.frozen.set(false);
+        tile.worker_finished.set(false);
+        tile.view.error.set(None);
+        tile.view.race.set(RaceTimes::default());
+        tile.view.status.set(StreamStatus::Streaming);
+        if let Some(preview) = tile.preview.borrow().as_ref() {
+            preview.begin();
+        }
+        inner.group.set(true);
+        inner.state.status.set(StreamStatus::Streaming);
+        inner.start_tile(&tile);
+    }
+
+    /// Makes tile `key`'s code the current version: the editor and the main preview show it and
+    /// the saved session keeps it. A tile still streaming, or with no code, cannot be promoted.
+    pub fn promote(&self, key: u64) -> Result<(), &'static str> {
+        let inner = &self.0;
+        let tile = inner.tile(key).ok_or("that variation is gone")?;
+        if tile.streaming() {
+            return Err("still streaming: promote it once it is done, or cancel it first");
+        }
+        let code = tile.code.borrow().clone();
+        if code.trim().is_empty() {
+            return Err("it has no code to promote");
+        }
+        inner.pending_code.take();
+        if let Some(preview) = inner.preview.borrow().as_ref() {
+            let doc = tile.document.borrow().clone().unwrap_or_else(|| page_of_code(&code));
+            preview.run(&with_capture(&doc), || {});
+        }
+        match inner.editor.borrow().as_ref() {
+            Some(editor) => show_in(editor, &code),
+            None => *inner.pending_code.borrow_mut() = Some(code),
+        }
+        inner.state.files.set(tile.files.borrow().clone());
+        inner.document.borrow_mut().clone_from(&tile.document.borrow());
+        for other in inner.tiles.borrow().iter() {
+            other.view.promoted.set(other.view.key == key);
+        }
+        // The saved session and the history keep the promoted version like a finished generation.
+        inner.notify(RunEvent::Started { model: &tile.lane.model, prompt: &tile.prompt });
+        inner.notify(RunEvent::Ended(StreamStatus::Done));
+        Ok(())
+    }
+}
+
+impl Inner {
+    pub(super) fn tile(&self, key: u64) -> Option<Rc<TileRun>> {
+        self.tiles.borrow().iter().find(|t| t.view.key == key).cloned()
+    }
+
+    fn tile_by_stream(&self, id: StreamId) -> Option<Rc<TileRun>> {
+        self.tiles.borrow().iter().find(|t| t.stream.get() == Some(id)).cloned()
+    }
+
+    fn start_tile(self: &Rc<Self>, tile: &Rc<TileRun>) {
+        let weak_inner = Rc::downgrade(self);
+        let weak_tile = Rc::downgrade(tile);
+        let id_cell = Rc::new(Cell::new(0));
+        let id_for_handler = Rc::clone(&id_cell);
+        let handler: StreamHandler = Rc::new(move |event| {
+            if let (Some(inner), Some(tile)) = (weak_inner.upgrade(), weak_tile.upgrade()) {
+                inner.on_tile_event(&tile, id_for_handler.get(), event);
+            }
+        });
+        let mut request = start_request(&tile.lane.model, &tile.prompt);
+        request.params = tile.lane.params.clone();
+        let now = now_ms();
+        tile.started_ms.set(now);
+        tile.view.metrics.set(LiveMetrics::started(now));
+        let id = (self.start)(request, handler);
+        id_cell.set(id);
+        tile.stream.set(Some(id));
+        self.send(WorkerRequest::Reset { stream: id });
+    }
+
+    /// Stops every tile still streaming (a new run replaces them).
+    pub(super) fn cancel_tiles(&self) {
+        let tiles = std::mem::take(&mut *self.tiles.borrow_mut());
+        for tile in &tiles {
+            self.cancel_tile(tile);
+            if let Some(id) = tile.stream.get() {
+                self.finish_tile_worker(tile, id);
+            }
+        }
+        self.group.set(false);
+    }
+
+    pub(super) fn cancel_tile(&self, tile: &TileRun) {
+        if !tile.streaming() {
+            return;
+        }
+        tile.frozen.set(true);
+        tile.view.status.set(StreamStatus::Cancelled);
+        if let Some(id) = tile.stream.get() {
+            (self.cancel)(id);
+            self.finish_tile_worker(tile, id);
+        }
+    }
+
+    /// Stops every tile (Esc, Cancel).
+    pub(super) fn cancel_all_tiles(&self) {
+        for tile in self.tiles.borrow().iter() {
+            self.cancel_tile(tile);
+        }
+        self.refresh_group();
+    }
+
+    fn finish_tile_worker(&self, tile: &TileRun, id: StreamId) {
+        if !tile.worker_finished.replace(true) {
+            self.send(WorkerRequest::Finish { stream: id });
+        }
+    }
+
+    fn set_tile_status(&self, tile: &TileRun, status: StreamStatus) {
+        if status == StreamStatus::Done {
+            let at = now_ms() - tile.started_ms.get();
+            tile.view.race.update(|r| r.finished_ms = Some(at));
+        }
+        tile.view.status.set(status);
+        self.refresh_group();
+    }
+
+    /// The page's status while tiles run: streaming while any streams, then done if any finished.
+    pub(super) fn refresh_group(&self) {
+        if !self.group.get() {
+            return;
+        }
+        let statuses: Vec<StreamStatus> =
+            self.tiles.borrow().iter().map(|t| t.view.status.get_untracked()).collect();
+        let group = if statuses.contains(&StreamStatus::Streaming) {
+            StreamStatus::Streaming
+        } else if statuses.contains(&StreamStatus::Done) {
+            StreamStatus::Done
+        } else if statuses.contains(&StreamStatus::Cancelled) {
+            StreamStatus::Cancelled
+        } else {
+            self.state.error.set(Some(format!(
+                "Every variation failed ({}); see each tile.",
+                self.tiles.borrow().first().and_then(|t| t.view.error.get_untracked()).unwrap_or_default()
+            )));
+            StreamStatus::Error
+        };
+        if self.state.status.get_untracked() != group {
+            self.state.status.set(group);
+        }
+    }
+
+    fn on_tile_event(self: &Rc<Self>, tile: &Rc<TileRun>, id: StreamId, event: StreamEvent) {
+        if tile.stream.get() != Some(id) {
+            return;
+        }
+        match event {
+            StreamEvent::Started { .. } => {}
+            StreamEvent::Delta { text } => {
+                if tile.frozen.get() {
+                    return;
+                }
+                let now = now_ms();
+                tile.view.metrics.update(|m| m.on_text(now, text.len()));
+                self.state.metrics.update(|m| m.on_text(now, text.len()));
+                self.send(WorkerRequest::Append { stream: id, text });
+            }
+            StreamEvent::Done { finish, usage, metrics } => {
+                tile.view.metrics.update(|m| m.on_done(usage, metrics));
+                if tile.frozen.get() {
+                    return;
+                }
+                if finish == FinishReason::Cancelled {
+                    tile.outcome.set(Some(Outcome::Stopped));
+                    self.set_tile_status(tile, StreamStatus::Cancelled);
+                } else {
+                    tile.outcome.set(Some(Outcome::Complete));
+                    if self.worker.is_none() {
+                        self.set_tile_status(tile, StreamStatus::Done);
+                    }
+                }
+                self.finish_tile_worker(tile, id);
+            }
+            StreamEvent::Failed { message, .. } => {
+                if tile.frozen.get() {
+                    return;
+                }
+                tile.outcome.set(Some(Outcome::Stopped));
+                tile.view.error.set(Some(message));
+                self.set_tile_status(tile, StreamStatus::Error);
+                self.finish_tile_worker(tile, id);
+            }
+        }
+    }
+
+    /// A worker update for a tile's stream; `false` when no tile has that stream.
+    pub(super) fn apply_tile(self: &Rc<Self>, update: ParsedUpdate) -> bool {
+        let Some(tile) = self.tile_by_stream(update.stream) else { return false };
+        if tile.frozen.get() {
+            return true;
+        }
+        {
+            let mut code = tile.code.borrow_mut();
+            if update.code_reset {
+                code.clear();
+            }
+            code.push_str(&update.code_append);
+        }
+        let complete = update.done && tile.outcome.get() == Some(Outcome::Complete);
+        if update.done {
+            *tile.files.borrow_mut() = update.files;
+        }
+        let Some(doc) = update.preview else {
+            if complete {
+                self.set_tile_status(&tile, StreamStatus::Done);
+            }
+            return true;
+        };
+        if tile.view.race.with_untracked(|r| r.first_preview_ms.is_none()) {
+            let at = now_ms() - tile.started_ms.get();
+            tile.view.race.update(|r| r.first_preview_ms = Some(at));
+        }
+        match tile.preview.borrow().as_ref() {
+            Some(preview) if complete => {
+                let (weak_inner, weak_tile) = (Rc::downgrade(self), Rc::downgrade(&tile));
+                let id = update.stream;
+                preview.run(&with_capture(&doc), move || {
+                    if let (Some(inner), Some(tile)) = (weak_inner.upgrade(), weak_tile.upgrade())
+                        && tile.stream.get() == Some(id)
+                    {
+                        inner.set_tile_status(&tile, StreamStatus::Done);
+                    }
+                });
+            }
+            Some(preview) => preview.snapshot(&doc),
+            None if complete => self.set_tile_status(&tile, StreamStatus::Done),
+            None => {}
+        }
+        *tile.document.borrow_mut() = Some(doc);
+        true
+    }
+}
