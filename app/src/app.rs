@@ -105,13 +105,13 @@ pub fn App() -> impl IntoView {
     provide_context(fan_out);
     let link = SharedLink { opened: RwSignal::new(false), error: RwSignal::new(None) };
     provide_context(link);
-    open_shared_link(&page_hash(), draft, choice, &runner, link);
-    provide_context(use_session(draft, choice, &runner, link.opened.get_untracked()));
+    open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
+    provide_context(use_session(draft, choice, fan_out, &runner, link.opened.get_untracked()));
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
     let hash_change = {
         let runner = runner.clone();
         window_event_listener(leptos::ev::hashchange, move |_| {
-            open_shared_link(&page_hash(), draft, choice, &runner, link)
+            open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link)
         })
     };
     on_cleanup(move || hash_change.remove());
@@ -177,13 +177,22 @@ pub fn App() -> impl IntoView {
 /// Opens the shared link in `hash` (`#p=…`), if there is one: fills the prompt, prefers the link's
 /// model and shows its code, or says why the link cannot be opened. Nothing runs until the person
 /// asks: running can cost money on a paid provider.
-fn open_shared_link(hash: &str, draft: Draft, choice: ModelChoice, runner: &Runner, link: SharedLink) {
+fn open_shared_link(
+    hash: &str,
+    draft: Draft,
+    choice: ModelChoice,
+    fan_out: FanOut,
+    runner: &Runner,
+    link: SharedLink,
+) {
     let Some(encoded) = link_in_hash(hash) else { return };
     match decode(encoded) {
         Ok(shared) => {
             draft.prompt.set(shared.prompt);
             choice.picked.set(None);
             choice.shared.set(shared.model);
+            fan_out.count.set(shared.variations);
+            fan_out.compare.set(false);
             if let Some(code) = shared.code {
                 runner.show_code(code);
             }

@@ -155,6 +155,8 @@ struct Inner {
     tiles: RefCell<Vec<Rc<TileRun>>>,
     /// The status shows the tiles' group, not a single generation.
     group: Cell<bool>,
+    /// The group's figures (all tiles together), shown throttled.
+    group_metrics: tiles::ThrottledMetrics,
 }
 
 /// Runs generations; shared through context (see [`expect_runner`]).
@@ -198,6 +200,7 @@ impl Runner {
                 observer: RefCell::new(None),
                 tiles: RefCell::new(Vec::new()),
                 group: Cell::new(false),
+                group_metrics: tiles::ThrottledMetrics::default(),
             }
         });
         Self(SendWrapper::new(inner))
@@ -328,7 +331,7 @@ impl Runner {
         let id = (inner.start)(start_request(&model, prompt), handler);
         id_cell.set(id);
         inner.current.set(Some(id));
-        inner.send(WorkerRequest::Reset { stream: id });
+        inner.send(WorkerRequest::Reset { stream: id, preview_only: false });
         inner.notify(RunEvent::Started { model: &model, prompt });
     }
 

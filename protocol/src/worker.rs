@@ -15,6 +15,10 @@ pub enum WorkerRequest {
     Reset {
         /// The stream.
         stream: StreamId,
+        /// Only previews until the end: the code is sent whole with the last update. For tiles,
+        /// which show a page, not code, while they stream.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        preview_only: bool,
     },
     /// More text of a stream, in order.
     Append {

@@ -162,8 +162,18 @@ export async function streamStatus(page) {
 }
 
 export async function waitForStatus(page, status, timeout = 30_000) {
-  await page.getByTestId('stream-status').filter({ hasText: new RegExp(`^\\s*${status}\\s*$`) })
-    .waitFor({ timeout });
+  try {
+    await page.getByTestId('stream-status').filter({ hasText: new RegExp(`^\\s*${status}\\s*$`) })
+      .waitFor({ timeout });
+  } catch (err) {
+    // Say where the page stood, so a failure in CI can be told apart from a slow machine.
+    const now = await streamStatus(page).catch(() => '?');
+    const error = await page.getByTestId('error-message').allTextContents().catch(() => []);
+    const connection = await page.getByTestId('connection-status').textContent().catch(() => '?');
+    const code = (await editorText(page).catch(() => '')).length;
+    throw new Error(`status never became "${status}" in ${timeout} ms: it is "${now}", connection "${connection.trim()}", `
+      + `editor ${code} chars, error ${JSON.stringify(error)}`, { cause: err });
+  }
 }
 
 /** Polls `check` until it is true; fails with `message` after `timeout` ms. */

@@ -3,6 +3,7 @@
 // leaves the other tiles working.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { inflateSync } from 'node:zlib';
 import {
   assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
@@ -106,4 +107,25 @@ test('comparing models: a failing one shows its error while the others finish, w
   await tiles.nth(2).getByTestId('tile-promote').click();
   await assertEventually(async () => /<button/.test(await editorText(page)), 'promote by click did nothing');
   assert.deepEqual(problems, []);
+});
+
+test('the versions count is remembered across a reload and travels in share links', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('variations-count').selectOption('7');
+  await page.waitForTimeout(500);
+  await page.reload();
+  await assertEventually(async () => (await page.getByTestId('variations-count').inputValue()) === '7',
+    'the count was not restored');
+
+  await page.getByTestId('share-button').click();
+  const link = new URL(await page.getByTestId('share-link').inputValue());
+  const encoded = link.hash.replace('#p=v1.', '');
+  const payload = JSON.parse(inflateSync(Buffer.from(encoded, 'base64url')).toString('utf8'));
+  assert.equal(payload.variations, 7, `the link does not carry the count: ${JSON.stringify(payload)}`);
+
+  const other = await openFlint(flint.browser, flint.gateway.url, link.pathname + link.hash);
+  await assertEventually(async () => (await other.page.getByTestId('variations-count').inputValue()) === '7',
+    'the opened link did not set the count');
+  assert.deepEqual(problems, []);
+  assert.deepEqual(other.problems, []);
 });

@@ -56,16 +56,18 @@ impl Worker {
         match next {
             Next::Idle => {}
             Next::Send(updates) => self.send(updates),
-            Next::FlushIn(ms) => {
-                if let Some(callback) = self.flush.borrow().as_ref() {
-                    let ms = ms.ceil() as i32;
-                    let handler = callback.as_ref().unchecked_ref();
-                    if let Err(err) =
-                        self.scope.set_timeout_with_callback_and_timeout_and_arguments_0(handler, ms)
-                    {
-                        web_sys::console::error_2(&"flint-worker: setTimeout failed".into(), &err);
-                    }
-                }
+            Next::FlushIn(ms) => self.arm(ms),
+        }
+    }
+
+    /// Calls [`Session::flush`] in `ms` milliseconds.
+    fn arm(&self, ms: f64) {
+        if let Some(callback) = self.flush.borrow().as_ref() {
+            let handler = callback.as_ref().unchecked_ref();
+            if let Err(err) =
+                self.scope.set_timeout_with_callback_and_timeout_and_arguments_0(handler, ms.ceil() as i32)
+            {
+                web_sys::console::error_2(&"flint-worker: setTimeout failed".into(), &err);
             }
         }
     }
@@ -79,8 +81,14 @@ pub fn start() {
 
     let for_timer = Rc::clone(&worker);
     let flush = Closure::<dyn FnMut()>::new(move || {
-        let updates = for_timer.session.borrow_mut().flush(for_timer.now());
+        let (updates, again) = {
+            let mut session = for_timer.session.borrow_mut();
+            (session.flush(for_timer.now()), session.rearm())
+        };
         for_timer.send(updates);
+        if let Some(ms) = again {
+            for_timer.arm(ms);
+        }
     });
     *worker.flush.borrow_mut() = Some(flush);
 

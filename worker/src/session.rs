@@ -16,6 +16,17 @@ use crate::parser::StreamParser;
 /// Minimum time between two updates of one stream, in milliseconds.
 pub const FRAME_MS: f64 = 16.0;
 
+/// Longest wait between two previews of a streaming answer.
+pub const MAX_PREVIEW_MS: f64 = 250.0;
+
+/// How often a stream's preview document is rebuilt and sent while `streams` stream at once: every
+/// frame for one, then spread so that about one document per frame leaves in all. A preview is a
+/// whole page (tens of KB) that the page copies and the preview frame morphs; ten variation tiles
+/// cannot all be repainted every frame anyway, so sending them more often is work thrown away.
+pub fn preview_interval_ms(streams: usize) -> f64 {
+    (FRAME_MS * streams.max(1) as f64).min(MAX_PREVIEW_MS)
+}
+
 /// Per-stream progress: what the page has already been sent.
 #[derive(Debug, Default)]
 struct StreamState {
@@ -26,44 +37,68 @@ struct StreamState {
     sent_len: usize,
     /// Parser revision the last preview was built from.
     preview_revision: Option<u64>,
+    /// When the last preview was sent.
+    preview_sent_ms: Option<f64>,
     last_preview: Option<String>,
     /// Text arrived since the last update.
     dirty: bool,
+    /// Send previews only, and the code whole at the end.
+    preview_only: bool,
 }
 
 impl StreamState {
-    /// The update owed to the page, or `None` when nothing changed.
-    fn take_update(&mut self, stream: StreamId, done: bool) -> Option<ParsedUpdate> {
+    /// The update owed to the page at `now_ms`, or `None` when nothing changed; the preview only
+    /// when `preview_every_ms` has passed since the last one (always on the last update).
+    fn take_update(
+        &mut self,
+        stream: StreamId,
+        done: bool,
+        now_ms: f64,
+        preview_every_ms: f64,
+    ) -> Option<ParsedUpdate> {
         let main = self.parser.main_file();
+        if self.preview_only && done {
+            // The code was held back: send it whole.
+            self.shown = None;
+        }
         let code_reset = self.shown != Some(main);
         if code_reset {
             self.sent_len = 0;
         }
         let (committed, tail) = self.parser.visible(main);
         let mut code_append = String::new();
-        if self.sent_len < committed.len() {
+        if self.preview_only && !done {
+            // Nothing of the code is sent until the end.
+        } else if self.sent_len < committed.len() {
             code_append.push_str(&committed[self.sent_len..]);
             code_append.push_str(tail);
         } else if let Some(rest) = tail.get(self.sent_len - committed.len()..) {
             code_append.push_str(rest);
         }
         self.sent_len += code_append.len();
-        self.shown = Some(main);
+        if !self.preview_only || done {
+            self.shown = Some(main);
+        }
 
         let mut preview = None;
-        if self.preview_revision != Some(self.parser.revision()) || done {
+        let preview_due = self.preview_sent_ms.is_none_or(|t| now_ms - t >= preview_every_ms);
+        if (self.preview_revision != Some(self.parser.revision()) && preview_due) || done {
             self.preview_revision = Some(self.parser.revision());
             let doc = preview_document(&self.parser);
             if doc != self.last_preview || done {
                 preview.clone_from(&doc);
                 self.last_preview = doc;
+                self.preview_sent_ms = Some(now_ms);
             }
         }
 
-        self.dirty = false;
-        if !done && !code_reset && code_append.is_empty() && preview.is_none() {
+        // A preview held back keeps the stream dirty, so a later flush sends it.
+        self.dirty = self.preview_revision != Some(self.parser.revision());
+        let code_news = !self.preview_only && (code_reset || !code_append.is_empty());
+        if !done && !code_news && preview.is_none() {
             return None;
         }
+        let code_reset = code_reset && (!self.preview_only || done);
         let language = match main {
             Some(i) => self.parser.files()[i].language.clone(),
             None => "markdown".to_owned(),
@@ -117,8 +152,8 @@ impl Session {
     /// Applies one request received at `now_ms` (any monotonic clock).
     pub fn handle(&mut self, request: WorkerRequest, now_ms: f64) -> Next {
         match request {
-            WorkerRequest::Reset { stream } => {
-                self.streams.insert(stream, StreamState::default());
+            WorkerRequest::Reset { stream, preview_only } => {
+                self.streams.insert(stream, StreamState { preview_only, ..StreamState::default() });
                 Next::Idle
             }
             WorkerRequest::Append { stream, text } => {
@@ -130,7 +165,7 @@ impl Session {
             WorkerRequest::Finish { stream } => {
                 let mut state = self.streams.remove(&stream).unwrap_or_default();
                 state.parser.finish();
-                Next::Send(state.take_update(stream, true).into_iter().collect())
+                Next::Send(state.take_update(stream, true, now_ms, 0.0).into_iter().collect())
             }
         }
     }
@@ -139,11 +174,22 @@ impl Session {
     pub fn flush(&mut self, now_ms: f64) -> Vec<ParsedUpdate> {
         self.timer_pending = false;
         self.last_flush_ms = Some(now_ms);
+        let every = preview_interval_ms(self.streams.len());
         self.streams
             .iter_mut()
             .filter(|(_, s)| s.dirty)
-            .filter_map(|(&id, s)| s.take_update(id, false))
+            .filter_map(|(&id, s)| s.take_update(id, false, now_ms, every))
             .collect()
+    }
+
+    /// After a flush: when a stream still owes an update (a preview held back), the delay after
+    /// which to flush again; the timer counts as pending from here.
+    pub fn rearm(&mut self) -> Option<f64> {
+        if self.timer_pending || !self.streams.values().any(|s| s.dirty) {
+            return None;
+        }
+        self.timer_pending = true;
+        Some(FRAME_MS)
     }
 
     fn schedule(&mut self, now_ms: f64) -> Next {
@@ -178,7 +224,7 @@ mod tests {
     #[test]
     fn first_append_is_sent_at_once_then_coalesced() {
         let mut s = Session::new();
-        s.handle(WorkerRequest::Reset { stream: 1 }, 0.0);
+        s.handle(WorkerRequest::Reset { stream: 1, preview_only: false }, 0.0);
         let first = sent(s.handle(append(1, "Here:\n"), 0.0));
         assert_eq!(first.len(), 1);
         assert!(first[0].code_reset);
@@ -216,6 +262,47 @@ mod tests {
         let names: Vec<_> =
             done[0].files.iter().map(|f| (f.name.as_deref(), f.language.as_str(), f.main)).collect();
         assert_eq!(names, [(Some("index.html"), "html", true), (Some("style.css"), "css", false)]);
+    }
+
+    #[test]
+    fn with_many_streams_previews_are_spread_out_but_never_lost() {
+        assert_eq!(preview_interval_ms(1), FRAME_MS);
+        assert_eq!(preview_interval_ms(4), 4.0 * FRAME_MS);
+        assert_eq!(preview_interval_ms(100), MAX_PREVIEW_MS);
+
+        let mut s = Session::new();
+        for id in 1..=4 {
+            s.handle(WorkerRequest::Reset { stream: id, preview_only: false }, 0.0);
+        }
+        let first = sent(s.handle(append(1, "<!DOCTYPE html>\n<p>a</p>\n"), 0.0));
+        assert!(first[0].preview.is_some(), "the first preview leaves at once");
+        assert!(matches!(s.handle(append(1, "<p>b</p>\n"), 10.0), Next::FlushIn(_)));
+        let early = s.flush(32.0);
+        assert_eq!(early[0].code_append, "<p>b</p>\n", "code is not held back");
+        assert_eq!(early[0].preview, None, "a preview 32 ms after the last, with 4 streams, waits");
+        assert_eq!(s.rearm(), Some(FRAME_MS), "the held-back preview needs another flush");
+        assert_eq!(s.rearm(), None, "one timer at a time");
+        let later = s.flush(70.0);
+        assert!(later[0].preview.as_deref().is_some_and(|p| p.contains("<p>b</p>")), "{later:?}");
+        assert_eq!(s.rearm(), None, "nothing owed any more");
+    }
+
+    #[test]
+    fn a_preview_only_stream_sends_pages_then_its_code_whole() {
+        let mut s = Session::new();
+        s.handle(WorkerRequest::Reset { stream: 5, preview_only: true }, 0.0);
+        let first = sent(s.handle(append(5, "Here:\n```html\n<p>a</p>\n"), 0.0));
+        assert_eq!(first.len(), 1);
+        assert_eq!(first[0].code_append, "");
+        assert!(!first[0].code_reset);
+        assert_eq!(first[0].preview.as_deref(), Some("<p>a</p>\n"));
+        let Next::FlushIn(_) = s.handle(append(5, "<p>b</p>\n"), 1.0) else { panic!("expected a timer") };
+        let later = s.flush(20.0);
+        assert_eq!(later[0].code_append, "", "no code while streaming");
+        let done = sent(s.handle(WorkerRequest::Finish { stream: 5 }, 30.0));
+        assert!(done[0].code_reset && done[0].done);
+        assert_eq!(done[0].code_append, "<p>a</p>\n<p>b</p>\n");
+        assert_eq!(done[0].language, "html");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 
 use crate::setup::{self, Needs, root, run};
 
@@ -116,6 +116,8 @@ pub fn bench(args: &[String]) -> Result<()> {
         "bench/gateway.md",
     ]))?;
     run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
+    run(e2e_env(Command::new("node").args(["tests/bench/variations.mjs", "--out", "bench/variations.md"])))?;
+    worker_text_bench("bench/worker-text.md")?;
     let mut examples = vec![("local_bench", "bench/local.md")];
     // 60 generations of up to 1,024 tokens: about 15 minutes here, so only when asked.
     if args.iter().any(|a| a == "--quality") {
@@ -127,6 +129,33 @@ pub fn bench(args: &[String]) -> Result<()> {
         local.envs(model.clone().map(|m| ("FLINT_MODEL_PATH", m)));
         run(&mut local)?;
     }
+    Ok(())
+}
+
+/// The worker's text work (token counts, diffs, edits) in wasm, in a dedicated worker in headless
+/// Chromium as in the product: `worker/tests/text_bench.rs` prints a table, kept in `out`.
+fn worker_text_bench(out: &str) -> Result<()> {
+    let output = Command::new("cargo")
+        .args(["test", "--release", "-p", "flint-worker", "--target", "wasm32-unknown-unknown"])
+        .args(["--test", "text_bench", "--", "--include-ignored", "--nocapture"])
+        .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
+        .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+        .current_dir(root())
+        .output()
+        .context("cannot run the worker's wasm benchmark")?;
+    let printed = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!("the worker's wasm benchmark failed:\n{printed}\n{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let table: Vec<&str> = printed.lines().filter(|l| l.starts_with('|')).collect();
+    let report = format!(
+        "# Worker: text work in wasm\n\nCommand: `cargo xtask bench` (the wasm run of `worker/tests/text_bench.rs` in a \
+         dedicated worker, headless Chromium). Targets: count a 128k-token context ≤ 15 ms; an appended 4 KB chunk \
+         ≤ 0.2 ms; diff two 500 KB versions ≤ 3 ms; 50 edit blocks on a 200 KB file ≤ 5 ms.\n\n{}\n",
+        table.join("\n")
+    );
+    std::fs::write(root().join(out), &report).with_context(|| format!("cannot write {out}"))?;
+    println!("{report}");
     Ok(())
 }
 

@@ -4,7 +4,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use crate::app::ModelChoice;
+use flint_protocol::share::SharedPrompt;
+
+use crate::app::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::clipboard::copy_text;
 use crate::interop::http::post_json;
@@ -24,13 +26,17 @@ pub fn ShareButton() -> impl IntoView {
     let runner = expect_runner();
     let draft = expect_draft();
     let choice = expect_context::<ModelChoice>();
+    let fan_out = expect_context::<FanOut>();
     let include_code = RwSignal::new(false);
     let outcome = RwSignal::new(None::<ShareOutcome>);
     let copied = RwSignal::new(false);
 
     let share = move |with_code: bool| {
         let code = if with_code { runner.editor_text() } else { None };
-        let shared = shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code);
+        let shared = SharedPrompt {
+            variations: fan_out.count.get_untracked(),
+            ..shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code)
+        };
         let (origin, pathname) = page_address();
         let made = make_share(&origin, &pathname, &shared);
         copied.set(false);

@@ -9,7 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
-use flint_protocol::{FinishReason, StreamId};
+use flint_protocol::{FinishReason, StreamId, StreamMetrics, Usage};
 use leptos::prelude::*;
 
 use super::{Inner, Outcome, RunEvent, Runner, StreamStatus, show_in};
@@ -46,6 +46,43 @@ pub struct Tile {
     pub promoted: RwSignal<bool>,
 }
 
+/// How often the tiles' numbers are repainted while they stream: ten tiles at 60 deltas a second
+/// each would otherwise re-render the page's text 600 times a second for numbers nobody can read.
+const METRICS_EVERY_MS: f64 = 100.0;
+
+/// Live metrics kept off the reactive graph and shown at most every [`METRICS_EVERY_MS`].
+#[derive(Default)]
+pub(super) struct ThrottledMetrics {
+    live: RefCell<LiveMetrics>,
+    shown_ms: Cell<f64>,
+}
+
+impl ThrottledMetrics {
+    pub(super) fn start(&self, now: f64, signal: RwSignal<LiveMetrics>) {
+        *self.live.borrow_mut() = LiveMetrics::started(now);
+        self.shown_ms.set(now);
+        signal.set(LiveMetrics::started(now));
+    }
+
+    fn on_text(&self, now: f64, len: usize, signal: RwSignal<LiveMetrics>) {
+        self.live.borrow_mut().on_text(now, len);
+        if now - self.shown_ms.get() >= METRICS_EVERY_MS || self.live.borrow().bytes == len {
+            self.shown_ms.set(now);
+            signal.set(self.live.borrow().clone());
+        }
+    }
+
+    fn on_done(&self, usage: Usage, metrics: StreamMetrics, signal: RwSignal<LiveMetrics>) {
+        self.live.borrow_mut().on_done(usage, metrics);
+        signal.set(self.live.borrow().clone());
+    }
+
+    /// Shows what is held back (the group's figures when its last tile ends).
+    pub(super) fn flush(&self, signal: RwSignal<LiveMetrics>) {
+        signal.set(self.live.borrow().clone());
+    }
+}
+
 /// A tile's stream, as the runner drives it.
 pub(super) struct TileRun {
     view: Tile,
@@ -53,6 +90,7 @@ pub(super) struct TileRun {
     prompt: String,
     stream: Cell<Option<StreamId>>,
     started_ms: Cell<f64>,
+    metrics: ThrottledMetrics,
     code: RefCell<String>,
     files: RefCell<Vec<AnswerFile>>,
     /// The latest preview document, kept for a preview attached late.
@@ -96,7 +134,7 @@ impl Runner {
         state.served_by.set(None);
         state.console.update(ConsoleLog::clear);
         state.status.set(StreamStatus::Streaming);
-        state.metrics.set(LiveMetrics::started(now_ms()));
+        inner.group_metrics.start(now_ms(), state.metrics);
 
         let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tiles: Vec<Rc<TileRun>> = lanes
@@ -119,6 +157,7 @@ impl Runner {
                     prompt: prompt.to_owned(),
                     stream: Cell::new(None),
                     started_ms: Cell::new(0.0),
+                    metrics: ThrottledMetrics::default(),
                     code: RefCell::new(String::new()),
                     files: RefCell::new(Vec::new()),
                     document: RefCell::new(None),
@@ -244,11 +283,11 @@ impl Inner {
         request.params = tile.lane.params.clone();
         let now = now_ms();
         tile.started_ms.set(now);
-        tile.view.metrics.set(LiveMetrics::started(now));
+        tile.metrics.start(now, tile.view.metrics);
         let id = (self.start)(request, handler);
         id_cell.set(id);
         tile.stream.set(Some(id));
-        self.send(WorkerRequest::Reset { stream: id });
+        self.send(WorkerRequest::Reset { stream: id, preview_only: true });
     }
 
     /// Stops every tile still streaming (a new run replaces them).
@@ -319,6 +358,9 @@ impl Inner {
             StreamStatus::Error
         };
         if self.state.status.get_untracked() != group {
+            if group != StreamStatus::Streaming {
+                self.group_metrics.flush(self.state.metrics);
+            }
             self.state.status.set(group);
         }
     }
@@ -334,12 +376,12 @@ impl Inner {
                     return;
                 }
                 let now = now_ms();
-                tile.view.metrics.update(|m| m.on_text(now, text.len()));
-                self.state.metrics.update(|m| m.on_text(now, text.len()));
+                tile.metrics.on_text(now, text.len(), tile.view.metrics);
+                self.group_metrics.on_text(now, text.len(), self.state.metrics);
                 self.send(WorkerRequest::Append { stream: id, text });
             }
             StreamEvent::Done { finish, usage, metrics } => {
-                tile.view.metrics.update(|m| m.on_done(usage, metrics));
+                tile.metrics.on_done(usage, metrics, tile.view.metrics);
                 if tile.frozen.get() {
                     return;
                 }

@@ -17,7 +17,7 @@ use super::saved::{
     RestoredNotice, SavedGeneration, SavedSession, SavedStatus, history_entries, restore, storage_problem,
 };
 use super::throttle::SaveThrottle;
-use crate::app::ModelChoice;
+use crate::app::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::now_ms;
 use crate::interop::store::{SessionStore, StoreError};
@@ -108,11 +108,13 @@ impl History {
     }
 }
 
-/// Saves the session as `draft`, `choice.picked` and `runner`'s generations change, and restores
-/// the saved one on start-up unless the page `opened_shared_link` (a shared link wins).
+/// Saves the session as `draft`, `choice.picked`, `fan_out.count` and `runner`'s generations
+/// change, and restores the saved one on start-up unless the page `opened_shared_link` (a shared
+/// link wins).
 pub fn use_session(
     draft: Draft,
     choice: ModelChoice,
+    fan_out: FanOut,
     runner: &Runner,
     opened_shared_link: bool,
 ) -> SessionStatus {
@@ -152,7 +154,17 @@ pub fn use_session(
         false,
     );
 
+    Effect::watch(
+        move || fan_out.count.get(),
+        {
+            let saver = Rc::clone(&saver);
+            move |count: &u8, _, _| saver.change(|s| s.variations = Some(*count))
+        },
+        false,
+    );
+
     let initial_prompt = draft.prompt.get_untracked();
+    let initial_count = fan_out.count.get_untracked();
     let runner = runner.clone();
     let restored = status.restored;
     spawn_local(async move {
@@ -168,6 +180,11 @@ pub fn use_session(
             && runner.state().status.get_untracked() == StreamStatus::Idle
         {
             runner.show_code(code);
+        }
+        if let Some(count) = plan.variations
+            && fan_out.count.get_untracked() == initial_count
+        {
+            fan_out.count.set(count.clamp(1, crate::variations::MAX_VARIATIONS));
         }
         restored.set(plan.notice);
         if let Some(model) = plan.model {

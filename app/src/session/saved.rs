@@ -22,11 +22,14 @@ pub struct SavedSession {
     /// The last generation started on this page.
     #[serde(default)]
     pub generation: Option<SavedGeneration>,
+    /// How many variations a prompt fans out into, when the person changed it.
+    #[serde(default)]
+    pub variations: Option<u8>,
 }
 
 impl Default for SavedSession {
     fn default() -> Self {
-        Self { version: SESSION_VERSION, prompt: None, model: None, generation: None }
+        Self { version: SESSION_VERSION, prompt: None, model: None, generation: None, variations: None }
     }
 }
 
@@ -164,6 +167,8 @@ pub struct Restore {
     pub model: Option<String>,
     /// For the editor.
     pub code: Option<String>,
+    /// For the variations control.
+    pub variations: Option<u8>,
     /// What to tell the person; `None` when nothing came back.
     pub notice: Option<RestoredNotice>,
 }
@@ -182,7 +187,7 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
         _ if prompt.is_some() || code.is_some() || saved.model.is_some() => Some(RestoredNotice::Restored),
         _ => None,
     };
-    Restore { prompt, model: saved.model.clone(), code, notice }
+    Restore { prompt, model: saved.model.clone(), code, variations: saved.variations, notice }
 }
 
 /// The message shown when the browser will not keep the session.
@@ -307,6 +312,14 @@ mod tests {
         };
         assert_eq!(restore(&blank, false).code, None);
         assert_eq!(restore(&SavedSession::default(), false), Restore::default());
+    }
+
+    #[test]
+    fn the_variations_count_comes_back() {
+        let saved = SavedSession { variations: Some(6), ..SavedSession::default() };
+        let read = SavedSession::from_json(&saved.to_json()).expect("reads back");
+        assert_eq!(restore(&read, false).variations, Some(6));
+        assert_eq!(restore(&read, true).variations, None, "a shared link chose its own");
     }
 
     #[test]

@@ -94,7 +94,8 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             return (StatusCode::OK, response, None);
         }
         Script::DropMidway { rate } => (escaped_tokens(DROP_MIDWAY_TEXT), rate, false),
-        Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64)) {
+        Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64))
+        {
             Some(tokens) => (tokens, rate, true),
             None => {
                 let message = format!("The model `{model}` does not exist or you do not have access to it.");
