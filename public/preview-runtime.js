@@ -40,12 +40,16 @@
     if (event.source !== parent) return;
     const data = event.data;
     if (!data || data.flint !== 'snapshot' || typeof data.html !== 'string') return;
+    const started = performance.now();
     try {
       apply(data.html);
+      // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
+      void document.documentElement.offsetHeight;
     } catch (err) {
       parent.postMessage({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` }, '*');
     }
-    parent.postMessage({ flint: 'applied' }, '*');
+    // What the morph and its layout cost, so the app can budget how often previews are updated.
+    parent.postMessage({ flint: 'applied', ms: performance.now() - started }, '*');
   });
 
   const ready = () => parent.postMessage({ flint: 'ready' }, '*');
