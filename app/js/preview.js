@@ -23,7 +23,7 @@ const SANDBOX = 'allow-scripts';
 // so with one preview nothing changes (it is posted every frame while its morphs are cheap), and
 // with ten each is updated a few times a second at a bounded total cost. A preview off screen is
 // updated at most every OFFSCREEN_INTERVAL_MS. The finished page (scripts included) is not throttled.
-const FRAME_BUDGET_MS = 4;
+const FRAME_BUDGET_MS = 8;
 const OFFSCREEN_INTERVAL_MS = 500;
 
 const scheduler = {
