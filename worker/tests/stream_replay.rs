@@ -38,7 +38,7 @@ fn replay(pieces: &[&str]) -> Page {
     let mut session = Session::new();
     let mut page = Page::default();
     let mut now = 0.0;
-    session.handle(WorkerRequest::Reset { stream: 9 }, now);
+    session.handle(WorkerRequest::Reset { stream: 9, preview_only: false }, now);
     for piece in pieces {
         now += 20.0;
         match session.handle(WorkerRequest::Append { stream: 9, text: (*piece).to_owned() }, now) {
