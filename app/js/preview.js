@@ -74,8 +74,11 @@ const frameQueue = {
   },
   next() {
     this.frame = 0;
-    this.queue.shift()?.();
-    if (this.queue.length) this.frame = requestAnimationFrame(() => this.next());
+    try {
+      this.queue.shift()?.();
+    } finally {
+      if (this.queue.length) this.frame = requestAnimationFrame(() => this.next());
+    }
   },
 };
 
@@ -123,6 +126,8 @@ export class FlintPreview {
   /** A new answer starts: its first snapshot replaces whatever the previous answer left on screen. */
   begin() {
     this.newAnswer = true;
+    // A finished page still waiting for its frame belongs to the previous answer.
+    this.runs++;
   }
 
   /** Shows `html` (a partial document) soon, within the page's frame budget; later snapshots replace it. */

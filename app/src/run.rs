@@ -250,6 +250,7 @@ impl Runner {
     pub fn show_code(&self, code: String) {
         self.cancel();
         let inner = &self.0;
+        inner.clear_edit_render();
         inner.state.files.set(Vec::new());
         match inner.preview.borrow().as_ref() {
             Some(preview) => preview.run(&with_capture(&page_of_code(&code)), || {}),
@@ -309,9 +310,7 @@ impl Runner {
         inner.pending_code.take();
         inner.pending_render.take();
         inner.document.take();
-        if let Some(timer) = inner.edit_render.take() {
-            timer.clear();
-        }
+        inner.clear_edit_render();
         state.files.set(Vec::new());
         if let Some(editor) = inner.editor.borrow().as_ref() {
             editor.reset("markdown");
@@ -387,9 +386,7 @@ impl Inner {
     /// typing pauses.
     fn on_edit(self: &Rc<Self>) {
         self.notify(RunEvent::Edited);
-        if let Some(timer) = self.edit_render.take() {
-            timer.clear();
-        }
+        self.clear_edit_render();
         let weak = Rc::downgrade(self);
         let timer = set_timeout_with_handle(
             move || {
@@ -403,6 +400,13 @@ impl Inner {
             Duration::from_millis(EDIT_RENDER_DELAY_MS),
         );
         *self.edit_render.borrow_mut() = timer.ok();
+    }
+
+    /// Forgets edits waiting to be shown: another version is about to be shown.
+    fn clear_edit_render(&self) {
+        if let Some(timer) = self.edit_render.take() {
+            timer.clear();
+        }
     }
 
     fn notify(&self, event: RunEvent<'_>) {

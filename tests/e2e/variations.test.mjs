@@ -66,6 +66,8 @@ test('cancel all ends every upstream request; a tile can be retried', async () =
   const tiles = page.getByTestId('variation-tile');
   await assertEventually(async () => (await tiles.count()) === 3, 'there are not three tiles');
   await assertEventually(async () => (await flint.upstream.requests()).length === 3, 'not three upstream requests');
+  const first = tiles.nth(0).frameLocator('[data-testid="preview-frame"]');
+  await first.locator('#variant').waitFor({ timeout: 10_000 });
   await page.getByTestId('cancel-button').click();
   await waitForStatus(page, 'cancelled', 5_000);
   await assertEventually(async () => {
@@ -73,6 +75,11 @@ test('cancel all ends every upstream request; a tile can be retried', async () =
     return log.length === 3 && log.every((r) => r.closed_early);
   }, 'the upstream still streams after cancel all');
   for (let i = 0; i < 3; i++) assert.equal(await tiles.nth(i).getAttribute('data-status'), 'cancelled');
+
+  // A cancelled tile keeps what it streamed, and that can be promoted.
+  await tiles.nth(0).getByTestId('tile-promote').click();
+  await assertEventually(async () => /<h1 id="variant">/.test(await editorText(page)),
+    'promoting a cancelled tile did not put its code in the editor');
 
   await tiles.nth(1).getByTestId('tile-retry').click();
   assert.equal(await streamStatus(page), 'streaming');
@@ -128,4 +135,19 @@ test('the versions count is remembered across a reload and travels in share link
     'the opened link did not set the count');
   assert.deepEqual(problems, []);
   assert.deepEqual(other.problems, []);
+});
+
+test('variations that finish while the grid is hidden are done when it is shown again', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await fanOut(page, 'scripted/variant@300', 3, 'three, unseen');
+  await page.getByTestId('tab-preview').click();
+  await waitForStatus(page, 'done');
+  await page.getByTestId('tab-variations').click();
+  const tiles = page.getByTestId('variation-tile');
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await tiles.nth(i).getAttribute('data-status'), 'done');
+    const frame = tiles.nth(i).frameLocator('[data-testid="preview-frame"]');
+    await frame.locator('#count').waitFor({ timeout: 10_000 });
+  }
+  assert.deepEqual(problems, []);
 });

@@ -55,7 +55,14 @@ impl Worker {
         let next = self.session.borrow_mut().handle(request, self.now());
         match next {
             Next::Idle => {}
-            Next::Send(updates) => self.send(updates),
+            Next::Send(updates) => {
+                self.send(updates);
+                // A preview held back for later needs a timer: no more text may come.
+                let again = self.session.borrow_mut().rearm();
+                if let Some(ms) = again {
+                    self.arm(ms);
+                }
+            }
             Next::FlushIn(ms) => self.arm(ms),
         }
     }

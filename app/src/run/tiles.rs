@@ -91,6 +91,8 @@ pub(super) struct TileRun {
     stream: Cell<Option<StreamId>>,
     started_ms: Cell<f64>,
     metrics: ThrottledMetrics,
+    /// The complete page arrived (its scripts may run).
+    page_complete: Cell<bool>,
     code: RefCell<String>,
     files: RefCell<Vec<AnswerFile>>,
     /// The latest preview document, kept for a preview attached late.
@@ -103,8 +105,12 @@ pub(super) struct TileRun {
 }
 
 impl TileRun {
+    /// Text may still arrive: not finished, failed or stopped (a finished tile waiting for its
+    /// page to show is past cancelling).
     fn streaming(&self) -> bool {
-        self.view.status.get_untracked() == StreamStatus::Streaming && !self.frozen.get()
+        self.view.status.get_untracked() == StreamStatus::Streaming
+            && !self.frozen.get()
+            && self.outcome.get().is_none()
     }
 }
 
@@ -127,6 +133,8 @@ impl Runner {
                 .set(Some("No model is selected: pick one that is available (see the notice above).".into()));
             return;
         }
+        // A single generation under way ends as cancelled (the saved session hears it), then goes.
+        self.cancel();
         self.stop_current();
         inner.cancel_tiles();
         inner.group.set(true);
@@ -158,6 +166,7 @@ impl Runner {
                     stream: Cell::new(None),
                     started_ms: Cell::new(0.0),
                     metrics: ThrottledMetrics::default(),
+                    page_complete: Cell::new(false),
                     code: RefCell::new(String::new()),
                     files: RefCell::new(Vec::new()),
                     document: RefCell::new(None),
@@ -179,11 +188,14 @@ impl Runner {
     /// catches up with the latest document.
     pub fn attach_tile_preview(&self, key: u64, preview: Option<Preview>) {
         let Some(tile) = self.0.tile(key) else { return };
-        if let (Some(preview), Some(doc)) = (&preview, tile.document.borrow().as_ref()) {
-            if tile.view.status.get_untracked() == StreamStatus::Done {
-                preview.run(&with_capture(doc), || {});
+        let doc = tile.document.borrow().clone();
+        if let (Some(preview), Some(doc)) = (&preview, doc) {
+            if tile.page_complete.get() {
+                // Its finished page may never have shown (the grid was hidden): show it now, and
+                // the tile is done once it is on screen.
+                self.0.show_tile_page(&tile, preview, &doc);
             } else {
-                preview.snapshot(doc);
+                preview.snapshot(&doc);
             }
         }
         *tile.preview.borrow_mut() = preview;
@@ -207,10 +219,8 @@ impl Runner {
         let inner = &self.0;
         let Some(tile) = inner.tile(key) else { return };
         inner.cancel_tile(&tile);
-        if let Some(old) = tile.stream.get() {
-            inner.send(WorkerRequest::Finish { stream: old });
-        }
         tile.code.borrow_mut().clear();
+        tile.page_complete.set(false);
         tile.files.borrow_mut().clear();
         tile.document.take();
         tile.outcome.set(None);
@@ -240,6 +250,7 @@ impl Runner {
             return Err("it has no code to promote");
         }
         inner.pending_code.take();
+        inner.clear_edit_render();
         if let Some(preview) = inner.preview.borrow().as_ref() {
             let doc = tile.document.borrow().clone().unwrap_or_else(|| page_of_code(&code));
             preview.run(&with_capture(&doc), || {});
@@ -408,12 +419,25 @@ impl Inner {
         }
     }
 
-    /// A worker update for a tile's stream; `false` when no tile has that stream.
-    pub(super) fn apply_tile(self: &Rc<Self>, update: ParsedUpdate) -> bool {
-        let Some(tile) = self.tile_by_stream(update.stream) else { return false };
-        if tile.frozen.get() {
-            return true;
-        }
+    /// Runs a tile's complete page; the tile is done once it is on screen.
+    fn show_tile_page(self: &Rc<Self>, tile: &Rc<TileRun>, preview: &Preview, doc: &str) {
+        let (weak_inner, weak_tile) = (Rc::downgrade(self), Rc::downgrade(tile));
+        let id = tile.stream.get();
+        preview.run(&with_capture(doc), move || {
+            if let (Some(inner), Some(tile)) = (weak_inner.upgrade(), weak_tile.upgrade())
+                && tile.stream.get() == id
+                && !tile.frozen.get()
+                && tile.view.status.get_untracked() == StreamStatus::Streaming
+            {
+                inner.set_tile_status(&tile, StreamStatus::Done);
+            }
+        });
+    }
+
+    /// A worker update for a tile's stream (ignored when no tile has that stream).
+    pub(super) fn apply_tile(self: &Rc<Self>, update: ParsedUpdate) {
+        let Some(tile) = self.tile_by_stream(update.stream) else { return };
+        // Tiles get their code whole with the last update, also when cancelled (it can be promoted).
         {
             let mut code = tile.code.borrow_mut();
             if update.code_reset {
@@ -421,37 +445,30 @@ impl Inner {
             }
             code.push_str(&update.code_append);
         }
-        let complete = update.done && tile.outcome.get() == Some(Outcome::Complete);
         if update.done {
             *tile.files.borrow_mut() = update.files;
         }
+        if tile.frozen.get() {
+            return;
+        }
+        let complete = update.done && tile.outcome.get() == Some(Outcome::Complete);
+        tile.page_complete.set(complete);
         let Some(doc) = update.preview else {
             if complete {
                 self.set_tile_status(&tile, StreamStatus::Done);
             }
-            return true;
+            return;
         };
         if tile.view.race.with_untracked(|r| r.first_preview_ms.is_none()) {
             let at = now_ms() - tile.started_ms.get();
             tile.view.race.update(|r| r.first_preview_ms = Some(at));
         }
         match tile.preview.borrow().as_ref() {
-            Some(preview) if complete => {
-                let (weak_inner, weak_tile) = (Rc::downgrade(self), Rc::downgrade(&tile));
-                let id = update.stream;
-                preview.run(&with_capture(&doc), move || {
-                    if let (Some(inner), Some(tile)) = (weak_inner.upgrade(), weak_tile.upgrade())
-                        && tile.stream.get() == Some(id)
-                    {
-                        inner.set_tile_status(&tile, StreamStatus::Done);
-                    }
-                });
-            }
+            Some(preview) if complete => self.show_tile_page(&tile, preview, &doc),
             Some(preview) => preview.snapshot(&doc),
             None if complete => self.set_tile_status(&tile, StreamStatus::Done),
             None => {}
         }
         *tile.document.borrow_mut() = Some(doc);
-        true
     }
 }
