@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::interop::local_time;
 use crate::session::SessionStatus;
 use crate::session::saved::{SavedGeneration, SavedStatus, summary};
 
@@ -27,7 +28,7 @@ pub fn HistoryPanel() -> impl IntoView {
         let history = history.clone();
         move |entry: SavedGeneration| {
             let id = entry.id.unwrap_or_default();
-            let when = when(id);
+            let when = local_time(id);
             let title = summary(&entry.prompt, 80);
             let detail =
                 format!("{} · {} · {} chars", entry.model, status_word(entry.status), entry.code.len());
@@ -140,10 +141,4 @@ fn status_word(status: SavedStatus) -> &'static str {
         SavedStatus::Cancelled => "cancelled",
         SavedStatus::Error => "failed",
     }
-}
-
-/// When the generation started, in the browser's locale.
-fn when(id: u64) -> String {
-    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(id as f64));
-    String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
 }

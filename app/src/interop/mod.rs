@@ -16,6 +16,17 @@ pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
+/// Milliseconds since the Unix epoch, on the wall clock (history keys).
+pub fn epoch_ms() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+/// A wall-clock time (ms since the epoch) as the browser's locale writes it.
+pub fn local_time(epoch_ms: u64) -> String {
+    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms as f64));
+    String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
+}
+
 /// A random number in `0.0..1.0` (for reconnect jitter).
 pub fn random() -> f64 {
     js_sys::Math::random()

@@ -19,8 +19,8 @@ use super::saved::{
 use super::throttle::SaveThrottle;
 use crate::app::{FanOut, ModelChoice};
 use crate::draft::Draft;
-use crate::interop::now_ms;
 use crate::interop::store::{SessionStore, StoreError};
+use crate::interop::{epoch_ms, now_ms};
 use crate::models::is_usable;
 use crate::run::{RunEvent, RunObserver, Runner, StreamStatus};
 
@@ -274,7 +274,7 @@ impl Saver {
         match event {
             RunEvent::Started { model, prompt } => {
                 self.session.borrow_mut().generation = Some(SavedGeneration {
-                    id: Some(js_sys::Date::now() as u64),
+                    id: Some(epoch_ms()),
                     prompt: prompt.to_owned(),
                     model: model.to_owned(),
                     code: String::new(),
@@ -302,7 +302,7 @@ impl Saver {
                 let mut session = self.session.borrow_mut();
                 if session.generation.is_none() {
                     session.generation = Some(SavedGeneration {
-                        id: Some(js_sys::Date::now() as u64),
+                        id: Some(epoch_ms()),
                         prompt: session.prompt.clone().unwrap_or_default(),
                         model: session.model.clone().unwrap_or_default(),
                         code: String::new(),
