@@ -15,23 +15,22 @@ impl From<JsValue> for DownloadError {
     }
 }
 
-/// How long a blob URL stays valid: long enough for the download or the new tab to read it.
-const URL_LIFETIME: std::time::Duration = std::time::Duration::from_secs(60);
+/// How long a download's blob URL stays valid: long enough for the browser to read it.
+const DOWNLOAD_URL_LIFETIME: std::time::Duration = std::time::Duration::from_secs(60);
 
 fn blob_url(bytes: &[u8], mime: &str) -> Result<String, DownloadError> {
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
     let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)?;
-    let url = Url::create_object_url_with_blob(&blob)?;
-    let revoke = url.clone();
-    leptos::prelude::set_timeout(move || drop(Url::revoke_object_url(&revoke)), URL_LIFETIME);
-    Ok(url)
+    Ok(Url::create_object_url_with_blob(&blob)?)
 }
 
 /// Saves `bytes` as a file called `name`.
 pub fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), DownloadError> {
     let url = blob_url(bytes, mime)?;
+    let revoke = url.clone();
+    leptos::prelude::set_timeout(move || drop(Url::revoke_object_url(&revoke)), DOWNLOAD_URL_LIFETIME);
     let document = web_sys::window().and_then(|w| w.document()).ok_or(DownloadError("no document".into()))?;
     let link: HtmlAnchorElement = document.create_element("a")?.unchecked_into();
     link.set_href(&url);
@@ -40,7 +39,8 @@ pub fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), DownloadErro
     Ok(())
 }
 
-/// Opens the HTML page `html` in a new tab, with no way back to this one (`noopener`).
+/// Opens the HTML page `html` in a new tab, with no way back to this one (`noopener`). Its URL is
+/// kept until this page closes, so the tab can be reloaded.
 pub fn open_in_tab(html: &str) -> Result<(), DownloadError> {
     let url = blob_url(html.as_bytes(), "text/html;charset=utf-8")?;
     let window = web_sys::window().ok_or(DownloadError("no window".into()))?;
