@@ -129,7 +129,8 @@ pub fn App() -> impl IntoView {
 
     // The tiles are shown while there are some and the person has not switched to the preview.
     let tiles = runner.state().tiles;
-    let showing_tiles = Memo::new(move |_| fan_out.show_tiles.get() && tiles.with(|t| !t.is_empty()));
+    let has_tiles = Memo::new(move |_| tiles.with(|t| !t.is_empty()));
+    let showing_tiles = Memo::new(move |_| fan_out.show_tiles.get() && has_tiles.get());
 
     view! {
         <div class="app">
@@ -164,9 +165,13 @@ pub fn App() -> impl IntoView {
                     <div class="preview-body" class:hidden=move || showing_tiles.get()>
                         <Preview />
                     </div>
-                    <Show when=move || showing_tiles.get()>
-                        <VariationsGrid />
-                    </Show>
+                    // Hidden, not unmounted: a tile's finished page must keep loading (it is done
+                    // once shown) while the person looks at the preview.
+                    <div class="variations-body" class:hidden=move || !showing_tiles.get()>
+                        <Show when=move || has_tiles.get()>
+                            <VariationsGrid />
+                        </Show>
+                    </div>
                     <ConsolePanel />
                 </section>
             </main>

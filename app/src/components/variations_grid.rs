@@ -25,7 +25,8 @@ pub fn VariationsGrid() -> impl IntoView {
         })
     };
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
+        let shown = fan_out.show_tiles.get_untracked();
+        if !shown || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
             return;
         }
         let key = tiles.with_untracked(|list| tile_for_key(&ev.key(), list.len()).map(|i| list[i].key));

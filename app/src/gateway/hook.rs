@@ -48,6 +48,8 @@ struct Inner {
     options: UseGatewayOptions,
     streams: RefCell<Streams<StreamHandler>>,
     socket: RefCell<Option<Socket>>,
+    /// Counts sockets made: events of a socket that is no longer the current one are ignored.
+    generation: Cell<u64>,
     open: Cell<bool>,
     ever_connected: Cell<bool>,
     attempt: Cell<u32>,
@@ -81,6 +83,7 @@ pub fn use_gateway_with_options(
         options,
         streams: RefCell::new(Streams::default()),
         socket: RefCell::new(None),
+        generation: Cell::new(0),
         open: Cell::new(false),
         ever_connected: Cell::new(false),
         attempt: Cell::new(0),
@@ -164,11 +167,17 @@ fn connect(inner: &Rc<Inner>) {
     inner.retry_in_ms.set(None);
     let waiting = inner.ever_connected.get() || inner.attempt.get() > 0;
     inner.state.set(if waiting { ConnectionState::Reconnecting } else { ConnectionState::Connecting });
+    // A socket made now replaces any other: from here on only its events count.
+    let generation = inner.generation.get() + 1;
+    inner.generation.set(generation);
+    inner.open.set(false);
     let (w_open, w_text, w_close) = (Rc::downgrade(inner), Rc::downgrade(inner), Rc::downgrade(inner));
     let callbacks = SocketCallbacks {
-        on_open: Box::new(move || with(&w_open, on_open)),
-        on_text: Box::new(move |text| with(&w_text, |inner| on_text(inner, &text))),
-        on_close: Box::new(move |code, reason| with(&w_close, |inner| on_close(inner, code, &reason))),
+        on_open: Box::new(move || with_current(&w_open, generation, on_open)),
+        on_text: Box::new(move |text| with_current(&w_text, generation, |inner| on_text(inner, &text))),
+        on_close: Box::new(move |code, reason| {
+            with_current(&w_close, generation, |inner| on_close(inner, code, &reason))
+        }),
     };
     match Socket::connect(&inner.url, callbacks) {
         Ok(socket) => {
@@ -184,6 +193,15 @@ fn connect(inner: &Rc<Inner>) {
 
 fn with(weak: &Weak<Inner>, f: impl FnOnce(&Rc<Inner>)) {
     if let Some(inner) = weak.upgrade() {
+        f(&inner);
+    }
+}
+
+/// Runs `f` for an event of socket `generation`, unless a newer socket replaced it.
+fn with_current(weak: &Weak<Inner>, generation: u64, f: impl FnOnce(&Rc<Inner>)) {
+    if let Some(inner) = weak.upgrade()
+        && inner.generation.get() == generation
+    {
         f(&inner);
     }
 }
@@ -264,19 +282,25 @@ fn schedule_reconnect(inner: &Rc<Inner>) {
     let handle =
         set_timeout_with_handle(move || with(&weak, connect), Duration::from_millis(u64::from(delay)));
     match handle {
-        Ok(handle) => *inner.retry.borrow_mut() = Some(handle),
+        Ok(handle) => {
+            // One reconnect at a time: a second timer would replace the socket the first opened.
+            if let Some(earlier) = inner.retry.borrow_mut().replace(handle) {
+                earlier.clear();
+            }
+        }
         Err(_) => leptos::logging::error!("Flint: cannot schedule a reconnect"),
     }
 }
 
-/// Sends what waits in the outbox, if the socket is open.
+/// Sends what waits in the outbox, if the socket is open. Frames stay queued while it is not: one
+/// sent to a socket that is connecting or closing would be lost, and its stream wait for ever.
 fn flush(inner: &Rc<Inner>) {
     if !inner.open.get() || !inner.streams.borrow().has_outbox() {
         return;
     }
-    let frames = inner.streams.borrow_mut().take_outbox();
     let socket = inner.socket.borrow();
-    let Some(socket) = socket.as_ref() else { return };
+    let Some(socket) = socket.as_ref().filter(|s| s.is_open()) else { return };
+    let frames = inner.streams.borrow_mut().take_outbox();
     for frame in frames {
         if let Err(err) = socket.send(&frame) {
             leptos::logging::warn!("{err}");

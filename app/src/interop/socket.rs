@@ -66,6 +66,12 @@ impl Socket {
         Ok(Self { ws, _on_open: open, _on_message: message, _on_close: close })
     }
 
+    /// Whether frames sent now go out: a socket still connecting throws, and one closing drops
+    /// them without a word.
+    pub fn is_open(&self) -> bool {
+        self.ws.ready_state() == WebSocket::OPEN
+    }
+
     /// Sends one text frame.
     pub fn send(&self, text: &str) -> Result<(), SocketError> {
         self.ws.send_with_str(text).map_err(|e| SocketError::Send(describe(&e)))
