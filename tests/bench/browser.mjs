@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+import { quantile, startProbe, stopProbe } from './probe.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
 const RATES = [1_000, 10_000, 50_000];
@@ -13,41 +14,21 @@ const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: RATES.map((r) => `large@${r}`) });
 const browser = await launchBrowser();
 
-function quantile(sorted, q) {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
 
 async function measure(rate) {
   const { page, context } = await openFlint(browser, gateway.url);
   // Measure streaming, not start-up: Monaco's lazily loaded parts are in once the editor is ready.
   await page.evaluate(() => window.__flint.editorReady());
-  await page.evaluate(() => {
-    const probe = { frames: [], longTasks: [], running: true };
-    window.__bench = probe;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) probe.longTasks.push(e.duration);
-    }).observe({ type: 'longtask' });
-    let last = performance.now();
-    const tick = (now) => {
-      probe.frames.push(now - last);
-      last = now;
-      if (probe.running) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
+  await startProbe(page);
   const started = Date.now();
   await runPrompt(page, `scripted/large@${rate}`, 'a long page');
   await waitForStatus(page, 'done', 120_000);
   const streamMs = Date.now() - started;
   await page.waitForTimeout(300); // the finished page swaps in: part of what the person sees
-  const probe = await page.evaluate(() => {
-    window.__bench.running = false;
-    return window.__bench;
-  });
+  const probe = await stopProbe(page);
   const tokens = Number((await page.getByTestId('metric-tokens').textContent()).replace(/[^\d]/g, ''));
   await context.close();
-  return { frames: probe.frames.slice(1), longTasks: probe.longTasks, streamMs, tokens };
+  return { frames: probe.frames, longTasks: probe.longTasks, streamMs, tokens };
 }
 
 const rows = [];

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+import { quantile, startProbe, stopProbe } from './probe.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
 const TILES = 10;
@@ -22,44 +23,24 @@ const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
 const browser = await launchBrowser();
 
-function quantile(sorted, q) {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
 
 async function measure(mode) {
   const initScript = mode.budget ? `globalThis.__flintPreviewBudgetMs = ${mode.budget};` : undefined;
   const { page, context } = await openFlint(browser, gateway.url, '/', { initScript });
   await page.evaluate(() => window.__flint.editorReady());
   await page.getByTestId('variations-count').selectOption(String(TILES));
-  await page.evaluate(() => {
-    const probe = { frames: [], longTasks: [], running: true };
-    window.__bench = probe;
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) probe.longTasks.push(e.duration);
-    }).observe({ type: 'longtask' });
-    let last = performance.now();
-    const tick = (now) => {
-      probe.frames.push(now - last);
-      last = now;
-      if (probe.running) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-  });
+  await startProbe(page);
   const started = Date.now();
   await runPrompt(page, `scripted/large@${RATE}`, 'a long page, ten ways');
   await waitForStatus(page, 'done', 180_000);
   const streamMs = Date.now() - started;
   await page.waitForTimeout(300);
-  const probe = await page.evaluate(() => {
-    window.__bench.running = false;
-    return window.__bench;
-  });
+  const probe = await stopProbe(page);
   const tiles = await page.getByTestId('variation-tile').count();
   const done = await page.locator('[data-testid="variation-tile"][data-status="done"]').count();
   await context.close();
   if (tiles !== TILES || done !== TILES) throw new Error(`expected ${TILES} finished tiles, got ${done} of ${tiles}`);
-  return { frames: probe.frames.slice(1), longTasks: probe.longTasks, streamMs };
+  return { frames: probe.frames, longTasks: probe.longTasks, streamMs };
 }
 
 const pooled = MODES.map(() => ({ frames: [], longTasks: [], streamMs: 0 }));
@@ -103,7 +84,7 @@ the modes alternating run by run, frames pooled. Target: p95 frame ≤ 20 ms, no
 
 ${table}
 
-Shipped / every-frame: p95 ${ratio(rows[0].p95, rows[1].p95)}×, long tasks ${ratio(rows[0].longTasks, rows[1].longTasks)}×.
+${rows.length > 1 ? `${rows[0].name} / ${rows[1].name}: p95 ${ratio(rows[0].p95, rows[1].p95)}×, long tasks ${ratio(rows[0].longTasks, rows[1].longTasks)}×.` : ''}
 `;
 if (out) writeFileSync(out, report);
 console.log(report);

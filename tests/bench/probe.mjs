@@ -1,0 +1,35 @@
+// What both browser benchmarks measure in the page: every animation frame's length and every long
+// task, from `startProbe` until `stopProbe`.
+
+/** Starts recording frame times and long tasks in `page`. */
+export async function startProbe(page) {
+  await page.evaluate(() => {
+    const probe = { frames: [], longTasks: [], running: true };
+    window.__bench = probe;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) probe.longTasks.push(e.duration);
+    }).observe({ type: 'longtask' });
+    let last = performance.now();
+    const tick = (now) => {
+      probe.frames.push(now - last);
+      last = now;
+      if (probe.running) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+/** Stops recording: `{ frames, longTasks }` in milliseconds (the first, partial frame dropped). */
+export async function stopProbe(page) {
+  const probe = await page.evaluate(() => {
+    window.__bench.running = false;
+    return window.__bench;
+  });
+  return { frames: probe.frames.slice(1), longTasks: probe.longTasks };
+}
+
+/** The `q` quantile of ascending `sorted`. */
+export function quantile(sorted, q) {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
