@@ -138,7 +138,7 @@ struct Inner {
     /// Code to show once the editor exists (a shared link is read before the editor is created).
     pending_code: RefCell<Option<String>>,
     preview: RefCell<Option<Preview>>,
-    /// Code to run in the preview once it exists.
+    /// A page to run in the preview once it exists.
     pending_render: RefCell<Option<String>>,
     /// The last answer's preview document (its CSS and JS files inlined).
     document: RefCell<Option<String>>,
@@ -249,17 +249,7 @@ impl Runner {
     /// write over it.
     pub fn show_code(&self, code: String) {
         self.cancel();
-        let inner = &self.0;
-        inner.clear_edit_render();
-        inner.state.files.set(Vec::new());
-        match inner.preview.borrow().as_ref() {
-            Some(preview) => preview.run(&with_capture(&page_of_code(&code)), || {}),
-            None => *inner.pending_render.borrow_mut() = Some(code.clone()),
-        }
-        match inner.editor.borrow().as_ref() {
-            Some(editor) => show_in(editor, &code),
-            None => *inner.pending_code.borrow_mut() = Some(code),
-        }
+        self.0.show_version(code, None, Vec::new());
     }
 
     /// Tells `observer` when generations start, stream and end (the saved session listens); `None`
@@ -270,8 +260,8 @@ impl Runner {
 
     /// Gives the runner the preview to render into.
     pub fn attach_preview(&self, preview: Option<Preview>) {
-        if let (Some(preview), Some(code)) = (&preview, self.0.pending_render.take()) {
-            preview.run(&with_capture(&page_of_code(&code)), || {});
+        if let (Some(preview), Some(page)) = (&preview, self.0.pending_render.take()) {
+            preview.run(&with_capture(&page), || {});
         }
         *self.0.preview.borrow_mut() = preview;
     }
@@ -393,13 +383,35 @@ impl Inner {
                 let Some(inner) = weak.upgrade() else { return };
                 inner.edit_render.take();
                 let code = inner.editor.borrow().as_ref().map(Editor::text);
-                if let (Some(code), Some(preview)) = (code, inner.preview.borrow().as_ref()) {
-                    preview.run(&with_capture(&page_of_code(&code)), || {});
+                if let Some(code) = code {
+                    inner.render(page_of_code(&code));
                 }
             },
             Duration::from_millis(EDIT_RENDER_DELAY_MS),
         );
         *self.edit_render.borrow_mut() = timer.ok();
+    }
+
+    /// Makes `code` the current version: in the editor, and in the preview as `page` (its files
+    /// inlined) or else as the code itself; `files` are what Export offers. Either may not exist
+    /// yet: they get it when attached.
+    fn show_version(&self, code: String, page: Option<String>, files: Vec<AnswerFile>) {
+        self.clear_edit_render();
+        self.render(page.clone().unwrap_or_else(|| page_of_code(&code)));
+        *self.document.borrow_mut() = page;
+        self.state.files.set(files);
+        match self.editor.borrow().as_ref() {
+            Some(editor) => show_in(editor, &code),
+            None => *self.pending_code.borrow_mut() = Some(code),
+        }
+    }
+
+    /// Runs a finished `page` in the main preview, now or once it is attached.
+    fn render(&self, page: String) {
+        match self.preview.borrow().as_ref() {
+            Some(preview) => preview.run(&with_capture(&page), || {}),
+            None => *self.pending_render.borrow_mut() = Some(page),
+        }
     }
 
     /// Forgets edits waiting to be shown: another version is about to be shown.

@@ -12,10 +12,9 @@ use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
 use flint_protocol::{FinishReason, StreamId, StreamMetrics, Usage};
 use leptos::prelude::*;
 
-use super::{Inner, Outcome, RunEvent, Runner, StreamStatus, show_in};
+use super::{Inner, Outcome, RunEvent, Runner, StreamStatus};
 use crate::capture::with_capture;
 use crate::console::{ConsoleLevel, ConsoleLog};
-use crate::export::page_of_code;
 use crate::gateway::{StreamEvent, StreamHandler};
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
@@ -249,18 +248,7 @@ impl Runner {
         if code.trim().is_empty() {
             return Err("it has no code to promote");
         }
-        inner.pending_code.take();
-        inner.clear_edit_render();
-        if let Some(preview) = inner.preview.borrow().as_ref() {
-            let doc = tile.document.borrow().clone().unwrap_or_else(|| page_of_code(&code));
-            preview.run(&with_capture(&doc), || {});
-        }
-        match inner.editor.borrow().as_ref() {
-            Some(editor) => show_in(editor, &code),
-            None => *inner.pending_code.borrow_mut() = Some(code),
-        }
-        inner.state.files.set(tile.files.borrow().clone());
-        inner.document.borrow_mut().clone_from(&tile.document.borrow());
+        inner.show_version(code, tile.document.borrow().clone(), tile.files.borrow().clone());
         for other in inner.tiles.borrow().iter() {
             other.view.promoted.set(other.view.key == key);
         }
