@@ -28,71 +28,11 @@ use crate::metrics::LiveMetrics;
 use crate::prompt::start_request;
 use crate::share::code_language;
 
+mod state;
 mod tiles;
+pub use state::{RunEvent, RunObserver, RunState, StreamStatus};
 pub use tiles::Tile;
 use tiles::TileRun;
-
-/// Where the current generation stands (the `stream-status` text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StreamStatus {
-    /// Nothing has run yet.
-    #[default]
-    Idle,
-    /// Text is arriving.
-    Streaming,
-    /// The answer is complete.
-    Done,
-    /// The user stopped it.
-    Cancelled,
-    /// It failed; see the error message.
-    Error,
-}
-
-impl StreamStatus {
-    /// The word shown (end-to-end tests match on it).
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Idle => "idle",
-            Self::Streaming => "streaming",
-            Self::Done => "done",
-            Self::Cancelled => "cancelled",
-            Self::Error => "error",
-        }
-    }
-}
-
-/// The signals components read; cheap to copy.
-#[derive(Debug, Clone, Copy)]
-pub struct RunState {
-    /// The current generation's status.
-    pub status: RwSignal<StreamStatus>,
-    /// The error to show, if any.
-    pub error: RwSignal<Option<String>>,
-    /// Timing and token counts.
-    pub metrics: RwSignal<LiveMetrics>,
-    /// The model that actually serves the generation (`provider/model`), once started.
-    pub served_by: RwSignal<Option<String>>,
-    /// The previewed page's console.
-    pub console: RwSignal<ConsoleLog>,
-    /// The finished answer's files (empty while streaming and for code not from an answer).
-    pub files: RwSignal<Vec<AnswerFile>>,
-    /// The variations (or compared models) of the last fanned-out prompt.
-    pub tiles: RwSignal<Vec<Tile>>,
-}
-
-impl RunState {
-    fn new() -> Self {
-        Self {
-            status: RwSignal::new(StreamStatus::Idle),
-            error: RwSignal::new(None),
-            metrics: RwSignal::new(LiveMetrics::default()),
-            served_by: RwSignal::new(None),
-            console: RwSignal::new(ConsoleLog::default()),
-            files: RwSignal::new(Vec::new()),
-            tiles: RwSignal::new(Vec::new()),
-        }
-    }
-}
 
 /// How the current stream ended, which decides whether its page runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,30 +41,8 @@ enum Outcome {
     Stopped,
 }
 
-/// What a [`Runner`] tells its observer (see [`Runner::set_observer`]), as it happens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEvent<'a> {
-    /// A generation started (its editor text is empty).
-    Started {
-        /// The model it runs on.
-        model: &'a str,
-        /// The prompt it runs.
-        prompt: &'a str,
-    },
-    /// Streamed code reached the editor (at most once per frame).
-    Streamed,
-    /// The generation ended with this status (done, cancelled or error); the editor still shows
-    /// its text, though a failed stream's last frame of code may follow as [`Self::Streamed`].
-    Ended(StreamStatus),
-    /// The person changed the editor's text.
-    Edited,
-}
-
 /// How long the editor must be still before the preview shows the person's edits.
 const EDIT_RENDER_DELAY_MS: u64 = 300;
-
-/// Receives a [`Runner`]'s [`RunEvent`]s.
-pub type RunObserver = Rc<dyn Fn(RunEvent<'_>)>;
 
 type StartFn = Box<dyn Fn(StartRequest, StreamHandler) -> StreamId>;
 type CancelFn = Box<dyn Fn(StreamId)>;
