@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod diff;
 pub mod prompt;
 pub mod share;
 pub mod worker;

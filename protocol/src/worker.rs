@@ -1,11 +1,18 @@
 //! Messages between the page and Flint's web worker.
 //!
 //! The page forwards each stream's text to the worker; the worker parses it into files and hands back
-//! at most one [`WorkerResponse::Parsed`] per stream per display frame.
+//! at most one [`WorkerResponse::Parsed`] per stream per display frame. A stream started with a
+//! `base` file is an edit: the worker applies the answer's search/replace blocks to it as they
+//! complete and, at the end, diffs the result against the base for review. The page also tells the
+//! worker what the next request will hold ([`BudgetRequest`]); the worker counts it against the
+//! model's window and answers with a [`BudgetReport`].
+
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
 use crate::StreamId;
+pub use crate::diff::DiffHunk;
 
 /// From the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,6 +26,10 @@ pub enum WorkerRequest {
         /// which show a page, not code, while they stream.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         preview_only: bool,
+        /// The current file, when the answer is an edit of it: search/replace blocks are applied to
+        /// it as they complete, and the updates carry the edited file and an [`EditReport`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
     },
     /// More text of a stream, in order.
     Append {
@@ -32,6 +43,97 @@ pub enum WorkerRequest {
         /// The stream.
         stream: StreamId,
     },
+    /// What the next request holds (parts left `None` are unchanged since the last one); answered
+    /// with [`WorkerResponse::Budget`].
+    Budget(BudgetRequest),
+}
+
+/// The parts of the next request, as the page will send them, and the model it goes to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BudgetRequest {
+    /// Chosen by the page, echoed in the report: a report for an older revision is stale.
+    pub revision: u32,
+    /// The model's context window in tokens.
+    pub window: u32,
+    /// Tokens kept free for the answer.
+    pub reserved_output: u32,
+    /// How the model counts tokens.
+    pub tokenizer: Tokenizer,
+    /// The system prompt (without the goal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The pinned goal (empty: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
+    /// The current file sent with an edit (empty: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Earlier turns carried by "continue thread", oldest first; each is one prompt and its answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<String>>,
+    /// The new prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+/// How a model splits text into tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tokenizer {
+    /// `o200k_base` (GPT-4o, GPT-5 and Codex models): counts are exact.
+    O200k,
+    /// Another vocabulary: counts are an estimate (o200k counts, labelled as such).
+    #[default]
+    Estimate,
+}
+
+/// How full the context will be.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Zone {
+    /// 0–30 % of the room for input.
+    #[default]
+    Sharp,
+    /// 30–60 %.
+    SomeDrift,
+    /// 60–80 %.
+    DriftLikely,
+    /// 80–100 %, or over.
+    AboutToOverflow,
+}
+
+/// The worker's count of a [`BudgetRequest`] and its plan: what is sent, what is left out.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BudgetReport {
+    /// The request's revision.
+    pub revision: u32,
+    /// The model's context window.
+    pub window: u32,
+    /// Tokens kept free for the answer.
+    pub reserved_output: u32,
+    /// Counted with the model's own tokenizer; `false`: an estimate.
+    pub exact: bool,
+    /// Tokens of the system prompt (with each message's framing).
+    pub system: u32,
+    /// Tokens of the pinned goal.
+    pub goal: u32,
+    /// Tokens of the current file.
+    pub file: u32,
+    /// Tokens of each history turn, oldest first.
+    pub history: Vec<u32>,
+    /// Tokens of the new prompt.
+    pub prompt: u32,
+    /// The oldest turns left out so that the rest fits: `history[..dropped]`. All of them when
+    /// the request does not fit.
+    pub dropped: u32,
+    /// Tokens the request sends.
+    pub total: u32,
+    /// Whether it fits; when not, it must not be sent.
+    pub fits: bool,
+    /// `total` as a percentage of the room for input (window minus reserved output).
+    pub percent: u32,
+    /// How full the context is.
+    pub zone: Zone,
 }
 
 /// From the worker to the page.
@@ -42,6 +144,8 @@ pub enum WorkerResponse {
     Ready,
     /// The current parse of a stream.
     Parsed(ParsedUpdate),
+    /// The count and plan for the latest [`WorkerRequest::Budget`].
+    Budget(BudgetReport),
 }
 
 /// A stream's parse since the previous update.
@@ -63,6 +167,54 @@ pub struct ParsedUpdate {
     /// Every file of the answer, on the last update only (for export).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<AnswerFile>,
+    /// Tokens of the answer so far (counted as it streams, recounted in full on the last update).
+    #[serde(default)]
+    pub answer_tokens: u32,
+    /// For a stream with a `base`: what the answer did to it (when it changed, and on the last
+    /// update).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edits: Option<EditReport>,
+}
+
+/// What an answer did to its base file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditReport {
+    /// What kind of answer it is (so far).
+    pub kind: EditKind,
+    /// Blocks applied.
+    pub applied: u32,
+    /// Blocks that did not apply, in answer order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedEdit>,
+    /// On the last update: the hunks from the base to the edited file, for review.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hunks: Vec<DiffHunk>,
+}
+
+/// How an answer changes its base file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EditKind {
+    /// Search/replace blocks, applied to the base.
+    #[default]
+    Edits,
+    /// A whole new file, which replaces the base.
+    WholeFile,
+    /// Neither: only prose; the base is unchanged.
+    Prose,
+}
+
+/// A search/replace block that did not apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedEdit {
+    /// Its number in the answer, from 1.
+    pub block: u32,
+    /// Why, as a sentence for the person ("its SEARCH lines are not in the file").
+    pub reason: String,
+    /// The start of its SEARCH text, to recognise it.
+    pub search: String,
+    /// Where in the answer it is (bytes), to show it.
+    pub at: Range<usize>,
 }
 
 /// One file of a finished answer.

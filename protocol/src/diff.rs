@@ -1,0 +1,46 @@
+//! Hunks of a line diff, as the worker computes them and the page reviews them, and applying a
+//! chosen subset of them. The diff itself is computed in the worker (`flint_worker::diff`).
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+/// One change: old lines replaced by new lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffHunk {
+    /// Lines of the old text (0-based, end exclusive); empty for a pure insertion.
+    pub old: Range<usize>,
+    /// Lines of the new text; empty for a pure deletion.
+    pub new: Range<usize>,
+    /// The same lines as bytes of the old text (line breaks included).
+    pub old_bytes: Range<usize>,
+    /// The same lines as bytes of the new text.
+    pub new_bytes: Range<usize>,
+    /// Changed words within the old lines (bytes of the old text, sorted, not touching). Empty when
+    /// one side is empty or the hunk is large: then the whole hunk is the change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub old_words: Vec<Range<usize>>,
+    /// Changed words within the new lines (bytes of the new text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_words: Vec<Range<usize>>,
+}
+
+/// `old` with the hunks (computed from `old` to `new`) whose entry in `accepted` is `true` applied;
+/// missing entries count as not accepted. Accepting none gives `old`, all gives `new`. `None` when
+/// the hunks do not belong to these texts (out of order, out of range or not on char boundaries).
+pub fn merge(old: &str, new: &str, hunks: &[DiffHunk], accepted: &[bool]) -> Option<String> {
+    let mut out = String::with_capacity(old.len().max(new.len()));
+    let mut at = 0;
+    for (i, hunk) in hunks.iter().enumerate() {
+        out.push_str(old.get(at..hunk.old_bytes.start)?);
+        let side = if accepted.get(i).copied().unwrap_or(false) {
+            new.get(hunk.new_bytes.clone())?
+        } else {
+            old.get(hunk.old_bytes.clone())?
+        };
+        out.push_str(side);
+        at = hunk.old_bytes.end;
+    }
+    out.push_str(old.get(at..)?);
+    Some(out)
+}
