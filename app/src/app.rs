@@ -5,14 +5,15 @@ use flint_protocol::share::decode;
 use leptos::prelude::*;
 
 use crate::components::{
-    CodeEditor, ConnectionStatus, ConsolePanel, ErrorMessage, ExportMenu, HistoryPanel, MetricsBar,
-    ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, VariationsGrid,
+    CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
+    HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox, RestoredNotice,
+    ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid, VersionsBar,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
 use crate::interop::http::{FetchError, get_json};
 use crate::interop::page_hash;
+use crate::meter::use_budget;
 use crate::models::preferred_choice;
 use crate::run::Runner;
 use crate::session::use_session;
@@ -107,6 +108,7 @@ pub fn App() -> impl IntoView {
     provide_context(link);
     open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
     provide_context(use_session(draft, choice, fan_out, &runner, link.opened.get_untracked()));
+    use_budget(&runner, draft, choice);
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
     let hash_change = {
         let runner = runner.clone();
@@ -131,6 +133,8 @@ pub fn App() -> impl IntoView {
     let tiles = runner.state().tiles;
     let has_tiles = Memo::new(move |_| tiles.with(|t| !t.is_empty()));
     let showing_tiles = Memo::new(move |_| fan_out.show_tiles.get() && has_tiles.get());
+    let review = runner.state().review;
+    let reviewing = Memo::new(move |_| review.with(Option::is_some));
 
     view! {
         <div class="app">
@@ -156,9 +160,17 @@ pub fn App() -> impl IntoView {
                 <section class="pane code-pane">
                     <div class="pane-title">
                         "Code"
+                        <VersionsBar />
                         <ExportMenu />
                     </div>
-                    <CodeEditor />
+                    // Hidden, not unmounted, during a review: Monaco keeps its state.
+                    <div class="editor-body" class:hidden=move || reviewing.get()>
+                        <CodeEditor />
+                    </div>
+                    <Show when=move || reviewing.get()>
+                        <DiffReview />
+                    </Show>
+                    <FailedEdits />
                 </section>
                 <section class="pane preview-pane">
                     <PreviewTabs />
@@ -194,6 +206,7 @@ fn open_shared_link(
     match decode(encoded) {
         Ok(shared) => {
             draft.prompt.set(shared.prompt);
+            draft.goal.set(shared.system.unwrap_or_default());
             choice.picked.set(None);
             choice.shared.set(shared.model);
             fan_out.count.set(shared.variations);

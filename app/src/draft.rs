@@ -7,17 +7,30 @@ use leptos::prelude::*;
 pub const STARTER_PROMPT: &str =
     "A pomodoro timer with start, pause and reset buttons and a circular progress ring.";
 
-/// The person's draft; cheap to copy.
+/// The person's draft of the next request; cheap to copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Draft {
     /// The prompt text, as typed.
     pub prompt: RwSignal<String>,
+    /// The pinned goal: what we are building and its acceptance criteria, at the top of every
+    /// request, never trimmed.
+    pub goal: RwSignal<String>,
+    /// Carry the earlier turns of this version's thread ("continue thread"); off by default: each
+    /// prompt gets a fresh context.
+    pub continue_thread: RwSignal<bool>,
+    /// Ask for edits of the code in the editor rather than a new page (when there is code).
+    pub edit: RwSignal<bool>,
 }
 
 impl Draft {
     /// A draft holding [`STARTER_PROMPT`].
     pub fn new() -> Self {
-        Self { prompt: RwSignal::new(STARTER_PROMPT.to_owned()) }
+        Self {
+            prompt: RwSignal::new(STARTER_PROMPT.to_owned()),
+            goal: RwSignal::new(String::new()),
+            continue_thread: RwSignal::new(false),
+            edit: RwSignal::new(true),
+        }
     }
 }
 

@@ -16,12 +16,16 @@ pub mod draft;
 pub mod export;
 pub mod gateway;
 pub mod interop;
+pub mod launch;
+pub mod meter;
 pub mod metrics;
 pub mod models;
 pub mod prompt;
+pub mod review;
 pub mod run;
 pub mod session;
 pub mod share;
 pub mod variations;
+pub mod versions;
 
 pub use app::App;

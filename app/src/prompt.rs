@@ -1,32 +1,143 @@
-//! What Flint asks the model: one complete HTML page in one fenced block, so the preview can show it
-//! while it streams.
+//! What Flint asks the model: a [`Job`] is one prompt made into messages (see
+//! [`flint_protocol::prompt::RequestParts`]), with the file it edits, if any.
 
-use flint_protocol::prompt::SYSTEM_PROMPT;
-use flint_protocol::{ChatMessage, GenParams, Role, StartRequest};
+use flint_protocol::prompt::{RequestParts, Turn};
+use flint_protocol::worker::BudgetReport;
+use flint_protocol::{ChatMessage, GenParams, StartRequest};
 
-/// The request for `prompt` on `model` (the stream id is assigned by the gateway connection).
-pub fn start_request(model: &str, prompt: &str) -> StartRequest {
+/// One prompt, ready to send to one model or several.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The instruction as the person typed it.
+    pub prompt: String,
+    /// The messages sent.
+    pub messages: Vec<ChatMessage>,
+    /// The file the answer edits (the worker applies its search/replace blocks to it); `None` for
+    /// a new page.
+    pub base: Option<String>,
+}
+
+impl Job {
+    /// The job for `parts`, leaving out the oldest `dropped` turns of history.
+    pub fn new(parts: &RequestParts<'_>, dropped: usize) -> Self {
+        Self {
+            prompt: parts.prompt.trim().to_owned(),
+            messages: parts.messages(dropped),
+            base: parts.file.map(str::to_owned),
+        }
+    }
+
+    /// A new page from `prompt` alone: no goal, no file, no history.
+    pub fn fresh(prompt: &str) -> Self {
+        Self::new(&RequestParts { goal: "", file: None, history: &[], prompt }, 0)
+    }
+}
+
+/// What the person asks for, as the page holds it when they press Run.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'a> {
+    /// The instruction.
+    pub prompt: &'a str,
+    /// The pinned goal.
+    pub goal: &'a str,
+    /// The file to edit (`None`: a new page).
+    pub file: Option<&'a str>,
+    /// Earlier turns to carry (empty: a fresh context).
+    pub thread: &'a [Turn],
+    /// The worker's latest count of this request, if it has answered.
+    pub budget: Option<&'a BudgetReport>,
+}
+
+/// The job for `ask`, or why it cannot be sent: nothing to ask, or a request the model would
+/// reject for its length. The oldest turns the budget leaves out are not sent.
+pub fn compose(ask: Ask<'_>) -> Result<Job, String> {
+    if ask.prompt.trim().is_empty() {
+        return Err("Type what to build first.".into());
+    }
+    let parts = RequestParts { goal: ask.goal, file: ask.file, history: ask.thread, prompt: ask.prompt };
+    let dropped = match ask.budget {
+        Some(b) if !b.fits => return Err(too_long(b)),
+        Some(b) => (b.dropped as usize).min(ask.thread.len()),
+        None => 0,
+    };
+    Ok(Job::new(&parts, dropped))
+}
+
+/// Why a request that does not fit is not sent, and what to do.
+pub fn too_long(b: &BudgetReport) -> String {
+    let room = b.window.saturating_sub(b.reserved_output);
+    format!(
+        "Not sent: this request needs {} tokens, more than the {room} the model has for input ({} in \
+         all, {} kept for the answer). Shorten the goal, the prompt or the code, or ask for a new page \
+         (untick “Edit current code”).",
+        b.total, b.window, b.reserved_output
+    )
+}
+
+/// The request for `job` on `model` (the stream id is assigned by the gateway connection).
+pub fn start_request(model: &str, job: &Job) -> StartRequest {
     StartRequest {
         stream: 0,
         model: model.to_owned(),
-        messages: vec![
-            ChatMessage::new(Role::System, SYSTEM_PROMPT),
-            ChatMessage::new(Role::User, prompt.trim()),
-        ],
+        messages: job.messages.clone(),
         params: GenParams::default(),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use flint_protocol::Role;
+    use flint_protocol::prompt::{EDIT_SYSTEM_PROMPT, SYSTEM_PROMPT};
+
     use super::*;
 
     #[test]
-    fn system_then_user() {
-        let r = start_request("local/smollm2", "  a red button \n");
+    fn a_fresh_job_is_system_then_user() {
+        let r = start_request("local/smollm2", &Job::fresh("  a red button \n"));
         assert_eq!(r.model, "local/smollm2");
-        assert_eq!(r.messages[0].role, Role::System);
-        assert!(r.messages[0].content.contains("```html"));
+        assert_eq!(r.messages[0], ChatMessage::new(Role::System, SYSTEM_PROMPT));
         assert_eq!(r.messages[1], ChatMessage::new(Role::User, "a red button"));
+    }
+
+    fn ask<'a>(budget: Option<&'a BudgetReport>, thread: &'a [Turn]) -> Ask<'a> {
+        Ask { prompt: "bigger", goal: "a timer", file: Some("<p>x</p>\n"), thread, budget }
+    }
+
+    #[test]
+    fn a_request_that_does_not_fit_is_not_sent() {
+        let report = BudgetReport {
+            window: 1000,
+            reserved_output: 250,
+            total: 900,
+            fits: false,
+            ..Default::default()
+        };
+        let err = compose(ask(Some(&report), &[])).unwrap_err();
+        assert!(err.contains("needs 900 tokens, more than the 750"), "{err}");
+        assert_eq!(compose(Ask { prompt: " ", ..ask(None, &[]) }).unwrap_err(), "Type what to build first.");
+    }
+
+    #[test]
+    fn the_turns_the_budget_drops_are_not_sent() {
+        let thread = [
+            Turn { prompt: "one".into(), code: "1".into() },
+            Turn { prompt: "two".into(), code: "2".into() },
+        ];
+        let report = BudgetReport { fits: true, dropped: 1, history: vec![5, 5], ..Default::default() };
+        let job = compose(ask(Some(&report), &thread)).unwrap();
+        let users: Vec<&str> = job.messages.iter().map(|m| m.content.as_str()).collect();
+        assert!(!users.contains(&"one") && users.contains(&"two"), "{users:?}");
+        assert!(job.messages[0].content.ends_with("a timer"));
+        // Without a count yet, everything is sent (the gateway still refuses what is too long).
+        assert_eq!(compose(ask(None, &thread)).unwrap().messages.len(), 6);
+    }
+
+    #[test]
+    fn an_edit_job_keeps_its_base() {
+        let parts = RequestParts { goal: "", file: Some("<p>x</p>\n"), history: &[], prompt: "bold" };
+        let job = Job::new(&parts, 0);
+        assert_eq!(job.base.as_deref(), Some("<p>x</p>\n"));
+        assert_eq!(job.prompt, "bold");
+        assert!(job.messages[0].content.starts_with(EDIT_SYSTEM_PROMPT));
     }
 }

@@ -11,7 +11,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{
+    AnswerFile, BudgetRequest, EditKind, EditReport, ParsedUpdate, WorkerRequest, WorkerResponse,
+};
 use flint_protocol::{FinishReason, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
@@ -21,12 +23,14 @@ use crate::console::{ConsoleLevel, ConsoleLog};
 use crate::export::page_of_code;
 use crate::gateway::{StreamEvent, StreamHandler};
 use crate::interop::editor::Editor;
-use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::interop::worker::{ParserWorker, WORKER_URL};
+use crate::interop::{epoch_ms, now_ms};
 use crate::metrics::LiveMetrics;
-use crate::prompt::start_request;
+use crate::prompt::{Job, start_request};
+use crate::review::Review;
 use crate::share::code_language;
+use crate::versions::Origin;
 
 mod state;
 mod tiles;
@@ -63,6 +67,8 @@ struct Inner {
     /// The preview is about to show the person's edits.
     edit_render: RefCell<Option<TimeoutHandle>>,
     current: Cell<Option<StreamId>>,
+    /// The current generation's job and model.
+    job: RefCell<Option<(Job, String)>>,
     outcome: Cell<Option<Outcome>>,
     /// The user stopped the current stream: what the editor shows now is final.
     frozen: Cell<bool>,
@@ -94,9 +100,12 @@ impl Runner {
     ) -> Self {
         let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
             let weak = weak.clone();
-            let worker = ParserWorker::spawn(WORKER_URL, move |update| {
-                if let Some(inner) = weak.upgrade() {
-                    inner.apply(update);
+            let worker = ParserWorker::spawn(WORKER_URL, move |response| {
+                let Some(inner) = weak.upgrade() else { return };
+                match response {
+                    WorkerResponse::Parsed(update) => inner.apply(update),
+                    WorkerResponse::Budget(report) => inner.state.budget.set(Some(report)),
+                    WorkerResponse::Ready => {}
                 }
             });
             let worker = worker.map_err(|err| leptos::logging::error!("Flint: {err}")).ok();
@@ -112,6 +121,7 @@ impl Runner {
                 document: RefCell::new(None),
                 edit_render: RefCell::new(None),
                 current: Cell::new(None),
+                job: RefCell::new(None),
                 outcome: Cell::new(None),
                 frozen: Cell::new(false),
                 worker_finished: Cell::new(false),
@@ -167,7 +177,72 @@ impl Runner {
     /// write over it.
     pub fn show_code(&self, code: String) {
         self.cancel();
+        self.0.state.review.set(None);
+        self.0.keep_version(&code, "", "", Origin::Opened);
         self.0.show_version(code, None, Vec::new());
+    }
+
+    /// Asks the worker to count the next request (see [`RunState::budget`] for its answer).
+    pub fn measure(&self, request: BudgetRequest) {
+        self.0.send(WorkerRequest::Budget(request));
+    }
+
+    /// The file a prompt would edit now: the editor's code, or the current version's while an
+    /// answer is still streaming into the editor. `None` when there is no code.
+    pub fn edit_base(&self) -> Option<String> {
+        let streaming = self.0.state.status.get_untracked() == StreamStatus::Streaming;
+        let code = if streaming {
+            self.0.state.versions.with_untracked(|v| v.current().map(|v| v.code.clone()))
+        } else {
+            self.editor_text()
+        };
+        code.filter(|c| !c.trim().is_empty())
+    }
+
+    /// Keeps `code` (the file an edit starts from) as a version when the person changed the
+    /// current version by hand, so that the review and a revert start from what they see.
+    pub fn keep_hand_edits(&self, code: &str) {
+        self.0.keep_version(code, "", "", Origin::HandEdit);
+    }
+
+    /// Shows version `index` (0-based) in the editor and the preview; the next change branches
+    /// from it. A review under way is dropped.
+    pub fn select_version(&self, index: usize) {
+        let inner = &self.0;
+        if inner.state.status.get_untracked() == StreamStatus::Streaming {
+            self.cancel();
+        }
+        let mut code = None;
+        inner.state.versions.update(|v| code = v.select(index).map(|v| v.code.clone()));
+        if let Some(code) = code {
+            inner.state.review.set(None);
+            inner.state.edit.set(None);
+            inner.show_version(code, None, Vec::new());
+        }
+    }
+
+    /// Keeps or rejects hunk `index` of the review; the preview shows the result.
+    pub fn review_hunk(&self, index: usize, keep: bool) {
+        self.0.update_review(|r| r.set(index, keep));
+    }
+
+    /// Keeps or rejects every hunk of the review.
+    pub fn review_all(&self, keep: bool) {
+        self.0.update_review(|r| r.set_all(keep));
+    }
+
+    /// Ends the review: the kept hunks become a new version (none kept: the code stays as it was).
+    pub fn finish_review(&self) {
+        let inner = &self.0;
+        let Some(review) = inner.state.review.get_untracked() else { return };
+        inner.state.review.set(None);
+        inner.state.edit.set(None);
+        let result = review.result();
+        if review.kept() > 0 {
+            inner.keep_version(&result, &review.prompt, &review.model, Origin::Edited);
+        }
+        inner.show_version(result, None, Vec::new());
+        inner.notify(RunEvent::Edited);
     }
 
     /// Tells `observer` when generations start, stream and end (the saved session listens); `None`
@@ -189,11 +264,11 @@ impl Runner {
         self.0.state.console.update(|c| c.push(level, text));
     }
 
-    /// Starts generating `prompt` with `model`, stopping any generation under way.
-    pub fn run(&self, model: Option<String>, prompt: &str) {
+    /// Starts `job` on `model`, stopping any generation under way.
+    pub fn run(&self, model: Option<String>, job: Job) {
         let inner = &self.0;
         let state = inner.state;
-        if prompt.trim().is_empty() {
+        if job.prompt.is_empty() {
             state.error.set(Some("Type what to build first.".into()));
             return;
         }
@@ -220,6 +295,9 @@ impl Runner {
         inner.document.take();
         inner.clear_edit_render();
         state.files.set(Vec::new());
+        state.review.set(None);
+        state.edit.set(None);
+        state.answer_tokens.set(0);
         if let Some(editor) = inner.editor.borrow().as_ref() {
             editor.reset("markdown");
             editor.begin();
@@ -235,11 +313,12 @@ impl Runner {
                 inner.on_event(id_for_handler.get(), event);
             }
         });
-        let id = (inner.start)(start_request(&model, prompt), handler);
+        let id = (inner.start)(start_request(&model, &job), handler);
         id_cell.set(id);
         inner.current.set(Some(id));
-        inner.send(WorkerRequest::Reset { stream: id, preview_only: false });
-        inner.notify(RunEvent::Started { model: &model, prompt });
+        inner.send(WorkerRequest::Reset { stream: id, preview_only: false, base: job.base.clone() });
+        inner.notify(RunEvent::Started { model: &model, prompt: &job.prompt });
+        *inner.job.borrow_mut() = Some((job, model));
     }
 
     /// Stops the current generation. The editor keeps exactly what it shows: text still in flight
@@ -303,6 +382,7 @@ impl Inner {
                 let code = inner.editor.borrow().as_ref().map(Editor::text);
                 if let Some(code) = code {
                     inner.render(page_of_code(&code));
+                    inner.state.code_revision.update(|n| *n += 1);
                 }
             },
             Duration::from_millis(EDIT_RENDER_DELAY_MS),
@@ -315,6 +395,7 @@ impl Inner {
     /// yet: they get it when attached.
     fn show_version(&self, code: String, page: Option<String>, files: Vec<AnswerFile>) {
         self.clear_edit_render();
+        self.state.code_revision.update(|n| *n += 1);
         self.render(page.clone().unwrap_or_else(|| page_of_code(&code)));
         *self.document.borrow_mut() = page;
         self.state.files.set(files);
@@ -336,6 +417,65 @@ impl Inner {
     fn clear_edit_render(&self) {
         if let Some(timer) = self.edit_render.take() {
             timer.clear();
+        }
+    }
+
+    /// Keeps `code` as a new version (unless it is the current one).
+    fn keep_version(&self, code: &str, prompt: &str, model: &str, origin: Origin) {
+        if code.trim().is_empty() {
+            return;
+        }
+        self.state.versions.update(|v| {
+            v.push(code.to_owned(), prompt, model, epoch_ms(), origin);
+        });
+    }
+
+    /// Keeps the finished answer in the editor as a version.
+    fn keep_answer(&self, origin: Origin) {
+        let code = self.editor.borrow().as_ref().map(Editor::text);
+        let job = self.job.borrow();
+        if let (Some(code), Some((job, model))) = (code, job.as_ref()) {
+            self.keep_version(&code, &job.prompt, model, origin);
+        }
+    }
+
+    /// A finished edit: its hunks go to review; a whole new file is kept like any answer.
+    fn propose(&self, report: EditReport) {
+        let Some((job, model)) = self.job.borrow().clone() else { return };
+        let Some(base) = job.base else { return };
+        if report.kind == EditKind::WholeFile {
+            self.keep_answer(Origin::Generated);
+            return;
+        }
+        let proposal = self.editor.borrow().as_ref().map(Editor::text).unwrap_or_default();
+        if report.hunks.is_empty() {
+            let why = match report.failed.len() {
+                0 => "The answer did not change the code".to_owned(),
+                1 => "The answer's only edit did not apply (see the list below the code)".to_owned(),
+                n => format!("None of the answer's {n} edits applied (see the list below the code)"),
+            };
+            self.state.error.set(Some(format!(
+                "{why}. Try again, or untick “Edit current code” to ask for a whole new page."
+            )));
+            return;
+        }
+        let mut review = Review::new(base, proposal, report.hunks, report.failed);
+        review.prompt = job.prompt;
+        review.model = model;
+        self.state.review.set(Some(review));
+    }
+
+    /// Changes the review and shows its result in the preview.
+    fn update_review(&self, change: impl FnOnce(&mut Review)) {
+        let mut result = None;
+        self.state.review.update(|r| {
+            if let Some(r) = r {
+                change(r);
+                result = Some(r.result());
+            }
+        });
+        if let Some(code) = result {
+            self.render(page_of_code(&code));
         }
     }
 
@@ -436,10 +576,20 @@ impl Inner {
         if update.code_reset || !update.code_append.is_empty() {
             self.notify(RunEvent::Streamed);
         }
+        self.state.answer_tokens.set(update.answer_tokens);
         let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
+        if let Some(report) = update.edits {
+            self.state.edit.set(Some(EditReport { hunks: Vec::new(), ..report.clone() }));
+            if complete {
+                self.propose(report);
+            }
+        } else if complete {
+            self.keep_answer(Origin::Generated);
+        }
         if update.done {
             self.state.files.set(update.files);
             self.document.borrow_mut().clone_from(&update.preview);
+            self.state.code_revision.update(|n| *n += 1);
         }
         let preview = self.preview.borrow();
         match (update.preview, preview.as_ref()) {

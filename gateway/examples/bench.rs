@@ -86,8 +86,12 @@ async fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
     let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await?;
     let base = upstream.base_url();
-    let models =
-        RATES.iter().map(|r| ModelConfig { id: format!("large@{r}"), label: None, context_window: 128_000 });
+    let models = RATES.iter().map(|r| ModelConfig {
+        id: format!("large@{r}"),
+        label: None,
+        context_window: 128_000,
+        tokenizer: None,
+    });
     let config = Config {
         providers: vec![ProviderConfig::Openai(OpenAiConfig {
             name: "scripted".into(),

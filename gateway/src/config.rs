@@ -145,6 +145,9 @@ pub struct ModelConfig {
     /// Context window in tokens.
     #[serde(default = "default_context_window")]
     pub context_window: u32,
+    /// How it counts tokens (`o200k` or `estimate`); guessed from `id` when absent.
+    #[serde(default)]
+    pub tokenizer: Option<flint_protocol::Tokenizer>,
 }
 
 fn default_context_window() -> u32 {
@@ -275,6 +278,7 @@ impl Config {
                     id: id.to_owned(),
                     label: None,
                     context_window: default_context_window(),
+                    tokenizer: None,
                 })
                 .collect();
             if models.is_empty() {

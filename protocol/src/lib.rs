@@ -235,11 +235,35 @@ pub struct ModelInfo {
     pub label: String,
     /// Context window in tokens.
     pub context_window: u32,
+    /// How the model counts tokens (for the context meter).
+    #[serde(default)]
+    pub tokenizer: Tokenizer,
     /// Whether the model can be used right now; when not, `problem` says why.
     pub available: bool,
     /// What is wrong with the model, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+/// How a model splits text into tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tokenizer {
+    /// `o200k_base` (GPT-4o, GPT-5 and Codex models): counts are exact.
+    O200k,
+    /// Another vocabulary: counts are an estimate (o200k counts, labelled as such).
+    #[default]
+    Estimate,
+}
+
+impl Tokenizer {
+    /// The tokenizer a model of this name most likely uses: o200k for OpenAI's GPT-4o, GPT-5, o-series
+    /// and Codex models; an estimate for anything else.
+    pub fn guess(model: &str) -> Self {
+        let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+        let openai = ["gpt-4o", "gpt-4.1", "gpt-5", "gpt-oss", "o1", "o3", "o4", "codex", "chatgpt"];
+        if openai.iter().any(|p| name.starts_with(p)) { Self::O200k } else { Self::Estimate }
+    }
 }
 
 /// Body of `GET /api/models`.
@@ -268,6 +292,16 @@ mod tests {
         assert_eq!(start.stream, 7);
         assert_eq!(start.params, GenParams::default());
         assert_eq!(start.messages[0].role, Role::User);
+    }
+
+    #[test]
+    fn tokenizer_is_guessed_from_the_model_name() {
+        assert_eq!(Tokenizer::guess("gpt-5-codex"), Tokenizer::O200k);
+        assert_eq!(Tokenizer::guess("openai/gpt-4o-mini"), Tokenizer::O200k);
+        assert_eq!(Tokenizer::guess("o3-mini"), Tokenizer::O200k);
+        assert_eq!(Tokenizer::guess("cerebras/gpt-oss-120b"), Tokenizer::O200k);
+        assert_eq!(Tokenizer::guess("llama-3.3-70b"), Tokenizer::Estimate);
+        assert_eq!(Tokenizer::guess("qwen-3-coder-480b"), Tokenizer::Estimate);
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! What Flint asks every model for. Here rather than in the app because the gateway's benchmarks
-//! measure the embedded model on exactly the request the app sends, and the worker will count it
+//! measure the embedded model on exactly the request the app sends, and the worker counts it
 //! against the context window.
+//!
+//! A request is built from [`RequestParts`]: the system prompt with the pinned goal, earlier turns
+//! only when the person continues the thread ("batch, don't chain": a fresh context by default),
+//! the current file when the prompt edits it, and the instruction.
+
+use crate::{ChatMessage, Role};
 
 /// The system prompt the app sends with every generation: one complete page in one fenced block,
 /// so the preview can show it while it streams.
@@ -8,3 +14,144 @@ pub const SYSTEM_PROMPT: &str = "You are Flint, an expert front-end developer. A
 self-contained HTML document: a single file with its CSS in <style> and its JavaScript in <script>, \
 no external files, libraries or network requests. Put the whole document in one ```html fenced code \
 block and write nothing before or after it.";
+
+/// The system prompt for an edit of the current file: search/replace blocks (the format
+/// `flint_worker::edits` parses), so a one-line change costs one block, not a whole page.
+pub const EDIT_SYSTEM_PROMPT: &str = "You are Flint, an expert front-end developer. You are given the \
+current file of a self-contained HTML page and an instruction. Change only what the instruction needs, \
+as search/replace blocks:\n\
+<<<<<<< SEARCH\n\
+lines copied exactly from the current file, with enough context to occur only once\n\
+=======\n\
+the lines that replace them\n\
+>>>>>>> REPLACE\n\
+Use one block per separate change; blocks must not overlap. To rewrite most of the page, answer \
+instead with the whole new document in one ```html fenced code block. Write at most one short \
+sentence besides the blocks.";
+
+/// One earlier prompt and the code it led to, carried by "continue thread".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// What the person asked.
+    pub prompt: String,
+    /// The code that came of it.
+    pub code: String,
+}
+
+/// What one request holds, before it becomes messages. The worker counts these same texts
+/// ([`RequestParts::system`], [`goal_text`], [`file_text`], [`turn_text`], the prompt), so the
+/// meter measures what is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestParts<'a> {
+    /// The pinned goal; empty for none. Never trimmed.
+    pub goal: &'a str,
+    /// The current file, when the prompt edits it.
+    pub file: Option<&'a str>,
+    /// Earlier turns to carry, oldest first (empty: a fresh context).
+    pub history: &'a [Turn],
+    /// The new instruction.
+    pub prompt: &'a str,
+}
+
+impl RequestParts<'_> {
+    /// The system prompt this request uses.
+    pub fn system(&self) -> &'static str {
+        if self.file.is_some() { EDIT_SYSTEM_PROMPT } else { SYSTEM_PROMPT }
+    }
+
+    /// The messages, leaving out the oldest `dropped` turns of history (the budget's plan).
+    pub fn messages(&self, dropped: usize) -> Vec<ChatMessage> {
+        let mut system = self.system().to_owned();
+        system.push_str(&goal_text(self.goal));
+        let mut messages = vec![ChatMessage::new(Role::System, system)];
+        for turn in self.history.iter().skip(dropped) {
+            messages.push(ChatMessage::new(Role::User, turn.prompt.trim()));
+            messages.push(ChatMessage::new(Role::Assistant, fenced(&turn.code)));
+        }
+        let mut user = self.file.map(file_text).unwrap_or_default();
+        user.push_str(self.prompt.trim());
+        messages.push(ChatMessage::new(Role::User, user));
+        messages
+    }
+}
+
+/// The pinned goal as it is appended to the system prompt; empty for no goal.
+pub fn goal_text(goal: &str) -> String {
+    let goal = goal.trim();
+    if goal.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n\nThe goal, pinned by the person (what we are building and its acceptance criteria; keep to it):\n{goal}"
+    )
+}
+
+/// The current file as it opens the user's message.
+pub fn file_text(file: &str) -> String {
+    format!("The current file:\n{}\n\nInstruction: ", fenced(file))
+}
+
+/// A turn of history as it is counted: its prompt and its answer.
+pub fn turn_text(turn: &Turn) -> String {
+    format!("{}\n{}", turn.prompt.trim(), fenced(&turn.code))
+}
+
+/// Code in an ```` ```html ```` fence, with a fence long enough that the code cannot close it.
+fn fenced(code: &str) -> String {
+    let longest =
+        code.lines().map(|l| l.trim_start().chars().take_while(|&c| c == '`').count()).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let newline = if code.ends_with('\n') { "" } else { "\n" };
+    format!("{fence}html\n{code}{newline}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(prompt: &str, code: &str) -> Turn {
+        Turn { prompt: prompt.into(), code: code.into() }
+    }
+
+    #[test]
+    fn a_fresh_prompt_is_system_then_user() {
+        let parts = RequestParts { goal: "", file: None, history: &[], prompt: "  a red button \n" };
+        let m = parts.messages(0);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0], ChatMessage::new(Role::System, SYSTEM_PROMPT));
+        assert_eq!(m[1], ChatMessage::new(Role::User, "a red button"));
+    }
+
+    #[test]
+    fn the_goal_heads_every_request_and_an_edit_carries_the_file() {
+        let parts =
+            RequestParts { goal: " A timer app ", file: Some("<p>hi</p>"), history: &[], prompt: "bigger" };
+        let m = parts.messages(0);
+        assert!(m[0].content.starts_with(EDIT_SYSTEM_PROMPT));
+        assert!(m[0].content.ends_with("keep to it):\nA timer app"));
+        assert_eq!(m[1].content, "The current file:\n```html\n<p>hi</p>\n```\n\nInstruction: bigger");
+    }
+
+    #[test]
+    fn history_is_carried_oldest_first_and_dropped_oldest_first() {
+        let history = [turn("one", "<p>1</p>\n"), turn("two", "<p>2</p>\n")];
+        let parts = RequestParts { goal: "g", file: None, history: &history, prompt: "three" };
+        let roles: Vec<Role> = parts.messages(0).iter().map(|m| m.role).collect();
+        assert_eq!(
+            roles,
+            [Role::System, Role::User, Role::Assistant, Role::User, Role::Assistant, Role::User]
+        );
+        let kept = parts.messages(1);
+        assert_eq!(kept.len(), 4);
+        assert_eq!(kept[1].content, "two");
+        assert_eq!(kept[2].content, "```html\n<p>2</p>\n```");
+        assert!(parts.messages(2).iter().all(|m| m.content != "one" && m.content != "two"));
+    }
+
+    #[test]
+    fn a_fence_in_the_code_cannot_close_the_block() {
+        let code = "<pre>\n```js\nx\n```\n</pre>";
+        assert_eq!(fenced(code), format!("````html\n{code}\n````"));
+        assert_eq!(turn_text(&turn(" p ", "x\n")), "p\n```html\nx\n```");
+    }
+}

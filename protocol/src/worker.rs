@@ -12,6 +12,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use crate::StreamId;
+pub use crate::Tokenizer;
 pub use crate::diff::DiffHunk;
 
 /// From the page to the worker.
@@ -74,17 +75,6 @@ pub struct BudgetRequest {
     /// The new prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
-}
-
-/// How a model splits text into tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tokenizer {
-    /// `o200k_base` (GPT-4o, GPT-5 and Codex models): counts are exact.
-    O200k,
-    /// Another vocabulary: counts are an estimate (o200k counts, labelled as such).
-    #[default]
-    Estimate,
 }
 
 /// How full the context will be.

@@ -68,6 +68,12 @@ export async function startUpstream() {
   };
 }
 
+/** A `models` entry: an id, or `{ id, context_window }`. */
+function modelToml(model) {
+  const { id, context_window: window } = typeof model === 'string' ? { id: model } : model;
+  return `{ id = ${JSON.stringify(id)}${window ? `, context_window = ${window}` : ''} },`;
+}
+
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
 export async function startGateway({ upstreamUrl, port, models = [] }) {
   port ??= await freePort();
@@ -91,7 +97,7 @@ api_key = "sk-e2e-never-shown"
 models = [
   { id = "counter@300" }, { id = "counter@60" }, { id = "hostile@2000" },
   { id = "fail-500" }, { id = "fail-429" }, { id = "drop-midway" },
-  ${models.map((id) => `{ id = ${JSON.stringify(id)} },`).join(' ')}
+  ${models.map(modelToml).join(' ')}
 ]
 
 [[providers]]

@@ -4,11 +4,10 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
 use crate::app::{FanOut, ModelChoice};
-use crate::components::VariationsControl;
+use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
 use crate::draft::expect_draft;
-use crate::interop::random;
-use crate::run::{Runner, StreamStatus, expect_runner};
-use crate::variations::{compare_lanes, variation_lanes};
+use crate::launch::launch;
+use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
 #[component]
@@ -16,13 +15,14 @@ pub fn PromptBox() -> impl IntoView {
     let runner = expect_runner();
     let choice = expect_context::<ModelChoice>();
     let status = runner.state().status;
-    let text = expect_draft().prompt;
+    let draft = expect_draft();
+    let text = draft.prompt;
     let streaming = move || status.get() == StreamStatus::Streaming;
 
     let fan_out = expect_context::<FanOut>();
     let run = {
         let runner = runner.clone();
-        move || start(&runner, choice, fan_out, &text.get_untracked())
+        move || launch(&runner, choice, fan_out, draft)
     };
     let cancel = {
         let runner = runner.clone();
@@ -72,32 +72,11 @@ pub fn PromptBox() -> impl IntoView {
                     <kbd>"Esc"</kbd>
                 </button>
             </div>
+            <div class="prompt-context">
+                <RequestOptions />
+                <ContextMeter />
+                <PinnedGoal />
+            </div>
         </section>
-    }
-}
-
-/// Runs `prompt` once, as variations, or as a compare, as the person set it up.
-fn start(runner: &Runner, choice: ModelChoice, fan_out: FanOut, prompt: &str) {
-    let seed = (random() * 1e9) as u64;
-    let compared = fan_out.compared.get_untracked();
-    if fan_out.compare.get_untracked() {
-        if compared.len() < 2 {
-            runner.state().error.set(Some("Pick at least two models to compare (at most four).".into()));
-            return;
-        }
-        fan_out.show_tiles.set(true);
-        runner.run_lanes(compare_lanes(&compared, seed), prompt);
-        return;
-    }
-    let count = fan_out.count.get_untracked();
-    match choice.selected.get_untracked() {
-        Some(model) if count > 1 => {
-            fan_out.show_tiles.set(true);
-            runner.run_lanes(variation_lanes(&model, count, seed), prompt);
-        }
-        model => {
-            fan_out.show_tiles.set(false);
-            runner.run(model, prompt);
-        }
     }
 }

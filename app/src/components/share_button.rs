@@ -35,6 +35,7 @@ pub fn ShareButton() -> impl IntoView {
         let code = if with_code { runner.editor_text() } else { None };
         let shared = SharedPrompt {
             variations: fan_out.count.get_untracked(),
+            system: Some(draft.goal.get_untracked()).filter(|g| !g.trim().is_empty()),
             ..shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code)
         };
         let (origin, pathname) = page_address();

@@ -2,8 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::app::{ModelChoice, SharedLink};
+use crate::app::{FanOut, ModelChoice, SharedLink};
 use crate::draft::expect_draft;
+use crate::launch::launch;
 use crate::run::expect_runner;
 use crate::share::shared_model_problem;
 
@@ -15,6 +16,7 @@ pub fn SharedLinkBanner() -> impl IntoView {
     let choice = expect_context::<ModelChoice>();
     let draft = expect_draft();
     let runner = expect_runner();
+    let fan_out = expect_context::<FanOut>();
 
     let model_problem = move || {
         let model = choice.shared.get()?;
@@ -23,7 +25,7 @@ pub fn SharedLinkBanner() -> impl IntoView {
     };
     let run = move || {
         link.opened.set(false);
-        runner.run(choice.selected.get_untracked(), &draft.prompt.get_untracked());
+        launch(&runner, choice, fan_out, draft);
     };
 
     let opened = move || {

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use crate::app::{FanOut, ModelChoice};
 use crate::variations::{MAX_COMPARED, MAX_VARIATIONS};
 
-/// "Versions 1–10" and a Compare toggle that lists the usable models to race (2–4).
+/// "Variations 1–10" and a Compare toggle that lists the usable models to race (2–4).
 #[component]
 pub fn VariationsControl() -> impl IntoView {
     let fan_out = expect_context::<FanOut>();
@@ -63,7 +63,7 @@ pub fn VariationsControl() -> impl IntoView {
     view! {
         <div class="fan-out">
             <label class="field" title="Generate several versions at once and pick the best (keys 1–9, 0)">
-                <span class="field-label">"Versions"</span>
+                <span class="field-label">"Variations"</span>
                 <select
                     data-testid="variations-count"
                     disabled=move || fan_out.compare.get()

@@ -3,6 +3,7 @@
 //! functions; the rest of the app never handles a `JsValue`.
 
 pub mod clipboard;
+pub mod diff_view;
 pub mod download;
 pub mod editor;
 pub mod http;

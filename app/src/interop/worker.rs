@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest, WorkerResponse};
+use flint_protocol::worker::{WorkerRequest, WorkerResponse};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
@@ -37,8 +37,9 @@ pub struct ParserWorker {
 }
 
 impl ParserWorker {
-    /// Starts the worker; `on_update` receives each stream's parsed updates.
-    pub fn spawn(url: &str, on_update: impl Fn(ParsedUpdate) + 'static) -> Result<Self, WorkerError> {
+    /// Starts the worker; `on_response` receives what it sends (parsed updates, budget reports),
+    /// except `Ready`, which this handles.
+    pub fn spawn(url: &str, on_response: impl Fn(WorkerResponse) + 'static) -> Result<Self, WorkerError> {
         // A module worker: Trunk builds it with `data-bindgen-target="web"`, whose loader imports the
         // wasm-bindgen glue (the classic `no-modules` loader calls init in a deprecated way).
         let options = WorkerOptions::new();
@@ -61,7 +62,7 @@ impl ParserWorker {
                         post(&for_ready, &message);
                     }
                 }
-                Ok(WorkerResponse::Parsed(update)) => on_update(update),
+                Ok(response) => on_response(response),
                 Err(err) => leptos::logging::warn!("Flint: unreadable message from the worker: {err}"),
             }
         });

@@ -3,12 +3,14 @@
 
 use std::rc::Rc;
 
-use flint_protocol::worker::AnswerFile;
+use flint_protocol::worker::{AnswerFile, BudgetReport, EditReport};
 use leptos::prelude::*;
 
 use super::Tile;
 use crate::console::ConsoleLog;
 use crate::metrics::LiveMetrics;
+use crate::review::Review;
+use crate::versions::Versions;
 
 /// Where the current generation stands (the `stream-status` text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,6 +58,19 @@ pub struct RunState {
     pub files: RwSignal<Vec<AnswerFile>>,
     /// The variations (or compared models) of the last fanned-out prompt.
     pub tiles: RwSignal<Vec<Tile>>,
+    /// The worker's count of the next request against the model's window.
+    pub budget: RwSignal<Option<BudgetReport>>,
+    /// Tokens of the current answer so far.
+    pub answer_tokens: RwSignal<u32>,
+    /// What the current edit did to its file so far (blocks applied and failed).
+    pub edit: RwSignal<Option<EditReport>>,
+    /// A proposed edit waiting for the person's review.
+    pub review: RwSignal<Option<Review>>,
+    /// Every kept version and the one shown.
+    pub versions: RwSignal<Versions>,
+    /// Bumped whenever the editor's code changes as a whole (a version shown, an answer finished,
+    /// edits rendered), so that what measures the code reads it again.
+    pub code_revision: RwSignal<u64>,
 }
 
 impl RunState {
@@ -68,6 +83,12 @@ impl RunState {
             console: RwSignal::new(ConsoleLog::default()),
             files: RwSignal::new(Vec::new()),
             tiles: RwSignal::new(Vec::new()),
+            budget: RwSignal::new(None),
+            answer_tokens: RwSignal::new(0),
+            edit: RwSignal::new(None),
+            review: RwSignal::new(None),
+            versions: RwSignal::new(Versions::default()),
+            code_revision: RwSignal::new(0),
         }
     }
 }

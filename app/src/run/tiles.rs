@@ -19,8 +19,9 @@ use crate::gateway::{StreamEvent, StreamHandler};
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::metrics::LiveMetrics;
-use crate::prompt::start_request;
+use crate::prompt::{Job, start_request};
 use crate::variations::{Lane, RaceTimes};
+use crate::versions::Origin;
 
 /// What a tile shows; cheap to clone.
 #[derive(Debug, Clone)]
@@ -86,7 +87,8 @@ impl ThrottledMetrics {
 pub(super) struct TileRun {
     view: Tile,
     lane: Lane,
-    prompt: String,
+    /// The prompt every tile runs (shared).
+    job: Rc<Job>,
     stream: Cell<Option<StreamId>>,
     started_ms: Cell<f64>,
     metrics: ThrottledMetrics,
@@ -117,12 +119,12 @@ impl TileRun {
 static NEXT_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Runner {
-    /// Runs `prompt` once per lane, each into its own tile, replacing the previous tiles and
+    /// Runs `job` once per lane, each into its own tile, replacing the previous tiles and
     /// stopping whatever runs now. The editor keeps its code until a tile is promoted.
-    pub fn run_lanes(&self, lanes: Vec<Lane>, prompt: &str) {
+    pub fn run_lanes(&self, lanes: Vec<Lane>, job: Job) {
         let inner = &self.0;
         let state = inner.state;
-        if prompt.trim().is_empty() {
+        if job.prompt.is_empty() {
             state.error.set(Some("Type what to build first.".into()));
             return;
         }
@@ -143,6 +145,9 @@ impl Runner {
         state.status.set(StreamStatus::Streaming);
         inner.group_metrics.start(now_ms(), state.metrics);
 
+        state.review.set(None);
+        state.edit.set(None);
+        let job = Rc::new(job);
         let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tiles: Vec<Rc<TileRun>> = lanes
             .into_iter()
@@ -161,7 +166,7 @@ impl Runner {
                         promoted: RwSignal::new(false),
                     },
                     lane,
-                    prompt: prompt.to_owned(),
+                    job: Rc::clone(&job),
                     stream: Cell::new(None),
                     started_ms: Cell::new(0.0),
                     metrics: ThrottledMetrics::default(),
@@ -248,12 +253,13 @@ impl Runner {
         if code.trim().is_empty() {
             return Err("it has no code to promote");
         }
+        inner.keep_version(&code, &tile.job.prompt, &tile.lane.model, Origin::Promoted);
         inner.show_version(code, tile.document.borrow().clone(), tile.files.borrow().clone());
         for other in inner.tiles.borrow().iter() {
             other.view.promoted.set(other.view.key == key);
         }
         // The saved session and the history keep the promoted version like a finished generation.
-        inner.notify(RunEvent::Started { model: &tile.lane.model, prompt: &tile.prompt });
+        inner.notify(RunEvent::Started { model: &tile.lane.model, prompt: &tile.job.prompt });
         inner.notify(RunEvent::Ended(StreamStatus::Done));
         Ok(())
     }
@@ -278,7 +284,7 @@ impl Inner {
                 inner.on_tile_event(&tile, id_for_handler.get(), event);
             }
         });
-        let mut request = start_request(&tile.lane.model, &tile.prompt);
+        let mut request = start_request(&tile.lane.model, &tile.job);
         request.params = tile.lane.params.clone();
         let now = now_ms();
         tile.started_ms.set(now);
@@ -286,7 +292,7 @@ impl Inner {
         let id = (self.start)(request, handler);
         id_cell.set(id);
         tile.stream.set(Some(id));
-        self.send(WorkerRequest::Reset { stream: id, preview_only: true });
+        self.send(WorkerRequest::Reset { stream: id, preview_only: true, base: tile.job.base.clone() });
     }
 
     /// Stops every tile still streaming (a new run replaces them).

@@ -155,6 +155,26 @@ pub fn use_session(
     );
 
     Effect::watch(
+        move || draft.goal.get(),
+        {
+            let saver = Rc::clone(&saver);
+            move |goal: &String, _, _| saver.change(|s| s.goal = Some(goal.clone()))
+        },
+        false,
+    );
+    let versions = runner.state().versions;
+    Effect::watch(
+        move || versions.get(),
+        {
+            let saver = Rc::clone(&saver);
+            move |versions: &crate::versions::Versions, _, _| {
+                saver.change(|s| s.versions = Some(versions.clone()))
+            }
+        },
+        false,
+    );
+
+    Effect::watch(
         move || fan_out.count.get(),
         {
             let saver = Rc::clone(&saver);
@@ -165,6 +185,7 @@ pub fn use_session(
 
     let initial_prompt = draft.prompt.get_untracked();
     let initial_count = fan_out.count.get_untracked();
+    let initial_goal = draft.goal.get_untracked();
     let runner = runner.clone();
     let restored = status.restored;
     spawn_local(async move {
@@ -176,8 +197,19 @@ pub fn use_session(
         {
             draft.prompt.set(prompt);
         }
+        if let Some(goal) = plan.goal
+            && draft.goal.get_untracked() == initial_goal
+        {
+            draft.goal.set(goal);
+        }
+        let state = runner.state();
+        if let Some(versions) = plan.versions
+            && state.versions.with_untracked(|v| v.list().is_empty())
+        {
+            state.versions.set(versions);
+        }
         if let Some(code) = plan.code
-            && runner.state().status.get_untracked() == StreamStatus::Idle
+            && state.status.get_untracked() == StreamStatus::Idle
         {
             runner.show_code(code);
         }

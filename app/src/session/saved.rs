@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::run::StreamStatus;
+use crate::versions::Versions;
 
 /// The record's format. A record of another version is ignored rather than misread.
 pub const SESSION_VERSION: u32 = 1;
@@ -25,11 +26,25 @@ pub struct SavedSession {
     /// How many variations a prompt fans out into, when the person changed it.
     #[serde(default)]
     pub variations: Option<u8>,
+    /// The pinned goal.
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// The versions of the code and the one shown.
+    #[serde(default)]
+    pub versions: Option<Versions>,
 }
 
 impl Default for SavedSession {
     fn default() -> Self {
-        Self { version: SESSION_VERSION, prompt: None, model: None, generation: None, variations: None }
+        Self {
+            version: SESSION_VERSION,
+            prompt: None,
+            model: None,
+            generation: None,
+            variations: None,
+            goal: None,
+            versions: None,
+        }
     }
 }
 
@@ -169,6 +184,10 @@ pub struct Restore {
     pub code: Option<String>,
     /// For the variations control.
     pub variations: Option<u8>,
+    /// The pinned goal.
+    pub goal: Option<String>,
+    /// The versions list.
+    pub versions: Option<Versions>,
     /// What to tell the person; `None` when nothing came back.
     pub notice: Option<RestoredNotice>,
 }
@@ -187,7 +206,15 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
         _ if prompt.is_some() || code.is_some() || saved.model.is_some() => Some(RestoredNotice::Restored),
         _ => None,
     };
-    Restore { prompt, model: saved.model.clone(), code, variations: saved.variations, notice }
+    Restore {
+        prompt,
+        model: saved.model.clone(),
+        code,
+        variations: saved.variations,
+        goal: saved.goal.clone().filter(|g| !g.is_empty()),
+        versions: saved.versions.clone().filter(|v| !v.list().is_empty()),
+        notice,
+    }
 }
 
 /// The message shown when the browser will not keep the session.

@@ -152,6 +152,8 @@ impl Provider for LocalProvider {
             model: self.config.model.clone(),
             label: format!("{} (embedded, CPU)", self.config.model),
             context_window: self.config.context_window,
+            // Its own vocabulary is not in the worker: the meter shows an estimate.
+            tokenizer: flint_protocol::Tokenizer::Estimate,
             available: self.state.is_ok(),
             problem: self.problem().map(str::to_owned),
         }]

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use flint_protocol::ModelInfo;
+use flint_protocol::{ModelInfo, Tokenizer};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
@@ -110,6 +110,7 @@ impl Provider for OpenAiProvider {
                 model: m.id.clone(),
                 label: m.label.clone().unwrap_or_else(|| m.id.clone()),
                 context_window: m.context_window,
+                tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
                 available: problem.is_none(),
                 problem: problem.clone(),
             })

@@ -1,0 +1,44 @@
+//! What the next prompt carries: the current code to edit, and the thread so far.
+
+use leptos::prelude::*;
+
+use crate::draft::expect_draft;
+use crate::run::expect_runner;
+
+/// "Edit current code" (ask for targeted edits of the editor's code rather than a new page) and
+/// "Continue thread" (carry the earlier prompts and answers; off: a fresh context per task).
+#[component]
+pub fn RequestOptions() -> impl IntoView {
+    let draft = expect_draft();
+    let versions = expect_runner().state().versions;
+    let has_thread = Memo::new(move |_| versions.with(|v| v.current().is_some()));
+    view! {
+        <div class="request-options">
+            <label
+                class="field"
+                title="Ask for search/replace edits of the code in the editor, reviewed as a diff. Untick to ask for a new page."
+            >
+                <input
+                    type="checkbox"
+                    data-testid="edit-mode"
+                    prop:checked=move || draft.edit.get()
+                    on:change=move |ev| draft.edit.set(event_target_checked(&ev))
+                />
+                "Edit current code"
+            </label>
+            <label
+                class="field"
+                title="Send the earlier prompts and answers of this version's thread too. Off: each prompt gets a fresh context (the goal, the code and the prompt)."
+            >
+                <input
+                    type="checkbox"
+                    data-testid="continue-thread"
+                    disabled=move || !has_thread.get()
+                    prop:checked=move || draft.continue_thread.get()
+                    on:change=move |ev| draft.continue_thread.set(event_target_checked(&ev))
+                />
+                "Continue thread"
+            </label>
+        </div>
+    }
+}

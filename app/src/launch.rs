@@ -1,0 +1,80 @@
+//! Pressing Run: the draft, the code and the versions made into a [`Job`], checked against the
+//! context budget, and started once, as variations or as a compare.
+
+use flint_protocol::prompt::Turn;
+use leptos::prelude::*;
+
+use crate::app::{FanOut, ModelChoice};
+use crate::draft::Draft;
+use crate::interop::random;
+use crate::prompt::{Ask, compose};
+use crate::run::Runner;
+use crate::variations::{compare_lanes, variation_lanes};
+
+/// What the next request carries besides the draft's texts: the file it edits and the thread.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// The file to edit (`None`: ask for a new page).
+    pub file: Option<String>,
+    /// Earlier turns (empty unless the person continues the thread).
+    pub thread: Vec<Turn>,
+}
+
+/// The [`Context`] the draft asks for now (untracked reads).
+pub fn context_now(runner: &Runner, draft: Draft) -> Context {
+    let file = if draft.edit.get_untracked() { runner.edit_base() } else { None };
+    let thread = if draft.continue_thread.get_untracked() {
+        runner.state().versions.with_untracked(|v| v.thread())
+    } else {
+        Vec::new()
+    };
+    Context { file, thread }
+}
+
+/// Runs the draft as the person set it up; a request that cannot be sent says why instead.
+pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draft) {
+    let state = runner.state();
+    let context = context_now(runner, draft);
+    let prompt = draft.prompt.get_untracked();
+    let goal = draft.goal.get_untracked();
+    let budget = state.budget.get_untracked();
+    let ask = Ask {
+        prompt: &prompt,
+        goal: &goal,
+        file: context.file.as_deref(),
+        thread: &context.thread,
+        budget: budget.as_ref(),
+    };
+    let job = match compose(ask) {
+        Ok(job) => job,
+        Err(why) => {
+            state.error.set(Some(why));
+            return;
+        }
+    };
+    if let Some(file) = &job.base {
+        runner.keep_hand_edits(file);
+    }
+    let seed = (random() * 1e9) as u64;
+    if fan_out.compare.get_untracked() {
+        let compared = fan_out.compared.get_untracked();
+        if compared.len() < 2 {
+            state.error.set(Some("Pick at least two models to compare (at most four).".into()));
+            return;
+        }
+        fan_out.show_tiles.set(true);
+        runner.run_lanes(compare_lanes(&compared, seed), job);
+        return;
+    }
+    let count = fan_out.count.get_untracked();
+    match choice.selected.get_untracked() {
+        Some(model) if count > 1 => {
+            fan_out.show_tiles.set(true);
+            runner.run_lanes(variation_lanes(&model, count, seed), job);
+        }
+        model => {
+            fan_out.show_tiles.set(false);
+            runner.run(model, job);
+        }
+    }
+}
