@@ -57,7 +57,7 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
         api_key: None,
         models: MODELS
             .iter()
-            .map(|id| ModelConfig { id: (*id).into(), label: None, context_window: 8192 })
+            .map(|id| ModelConfig { id: (*id).into(), label: None, context_window: 8192, tokenizer: None })
             .collect(),
         max_tokens_field: Default::default(),
     })
