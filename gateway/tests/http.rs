@@ -37,7 +37,7 @@ async fn the_model_list_never_contains_a_key() {
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key_env: None,
             api_key: Some(format!("{KEY}-inline")),
-            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000 }],
+            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000, tokenizer: None }],
             max_tokens_field: Default::default(),
         }));
         config.providers.push(ProviderConfig::Openai(OpenAiConfig {
@@ -45,7 +45,7 @@ async fn the_model_list_never_contains_a_key() {
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key_env: Some("FLINT_TEST_UNSET_KEY".into()),
             api_key: None,
-            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000 }],
+            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000, tokenizer: None }],
             max_tokens_field: Default::default(),
         }));
     })
