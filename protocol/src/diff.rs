@@ -44,3 +44,40 @@ pub fn merge(old: &str, new: &str, hunks: &[DiffHunk], accepted: &[bool]) -> Opt
     out.push_str(old.get(at..)?);
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// "a\nb\nc\n" -> "a\nB\nc\nd\n": line 1 changed, line 3 added.
+    fn hunks() -> Vec<DiffHunk> {
+        vec![
+            DiffHunk { old: 1..2, new: 1..2, old_bytes: 2..4, new_bytes: 2..4, ..DiffHunk::default() },
+            DiffHunk { old: 3..3, new: 3..4, old_bytes: 6..6, new_bytes: 6..8, ..DiffHunk::default() },
+        ]
+    }
+
+    #[test]
+    fn merge_applies_the_accepted_hunks_only() {
+        let (old, new) = ("a\nb\nc\n", "a\nB\nc\nd\n");
+        assert_eq!(merge(old, new, &hunks(), &[]).as_deref(), Some(old));
+        assert_eq!(merge(old, new, &hunks(), &[true, true]).as_deref(), Some(new));
+        assert_eq!(merge(old, new, &hunks(), &[true]).as_deref(), Some("a\nB\nc\n"));
+        assert_eq!(merge(old, new, &hunks(), &[false, true]).as_deref(), Some("a\nb\nc\nd\n"));
+        assert_eq!(merge("", "", &[], &[true]).as_deref(), Some(""));
+    }
+
+    #[test]
+    fn hunks_that_do_not_fit_the_texts_give_none() {
+        let (old, new) = ("a\nb\nc\n", "a\nB\nc\nd\n");
+        let mut out_of_range = hunks();
+        out_of_range[1].new_bytes = 6..80;
+        assert_eq!(merge(old, new, &out_of_range, &[true, true]), None);
+        let mut backwards = hunks();
+        backwards.reverse();
+        assert_eq!(merge(old, new, &backwards, &[]), None, "hunks out of order");
+        assert_eq!(merge("a\n", new, &hunks(), &[]), None, "hunks of a longer old text");
+        let split_char = [DiffHunk { old_bytes: 1..1, new_bytes: 0..1, ..DiffHunk::default() }];
+        assert_eq!(merge("é", "x", &split_char, &[true]), None, "not on a char boundary");
+    }
+}

@@ -7,8 +7,13 @@
 //!
 //! Fullness is measured against the room for input (window minus the tokens reserved for the answer)
 //! and named by [`Zone`], because models lose track of instructions long before the window is full.
+//!
+//! The page describes each next request as it changes ([`BudgetRequest`]); [`CountedRequest`] keeps
+//! the texts and counts only the parts that changed, so typing a prompt does not recount the file.
 
 use std::ops::Range;
+
+use flint_protocol::worker::{BudgetReport, BudgetRequest, Tokenizer};
 
 use crate::tokens::TokenCounter;
 
@@ -16,34 +21,55 @@ use crate::tokens::TokenCounter;
 /// 3–4 per message; 4 keeps the plan on the safe side.
 pub const MESSAGE_OVERHEAD: usize = 4;
 
+/// Messages every request has whatever its parts: the system message (system prompt and goal) and
+/// the user message (file and prompt). Their framing is counted in [`PartCounts::system`].
+pub const FIXED_MESSAGES: usize = 2;
+
+/// Messages per history turn: its prompt and its answer. Their framing is counted in the turn.
+pub const MESSAGES_PER_TURN: usize = 2;
+
 /// Token counts of the parts of one request.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PartCounts {
-    /// The system prompt.
+    /// The system prompt, plus the framing of the request's fixed messages ([`FIXED_MESSAGES`]).
     pub system: usize,
     /// The goal the user pinned; never trimmed.
     pub goal: usize,
     /// The file being edited; never trimmed.
     pub file: usize,
-    /// Earlier turns, oldest first; trimmed oldest first.
+    /// Earlier turns, oldest first, each with its messages' framing; trimmed oldest first.
     pub history: Vec<usize>,
     /// The new prompt.
     pub prompt: usize,
 }
 
 impl PartCounts {
-    /// Counts each text with `counter`, adding [`MESSAGE_OVERHEAD`] to every part that is not empty.
+    /// Counts each text with `counter` and adds the messages' framing ([`PartCounts::framed`]).
     pub fn count(counter: &TokenCounter, texts: &PartTexts<'_>) -> Self {
-        let count = |text: &str| match text {
-            "" => 0,
-            text => counter.count(text) + MESSAGE_OVERHEAD,
+        let history: Vec<usize> = texts.history.iter().map(|turn| counter.count(turn)).collect();
+        Self::framed(
+            counter.count(texts.system),
+            counter.count(texts.goal),
+            counter.count(texts.file),
+            &history,
+            counter.count(texts.prompt),
+        )
+    }
+
+    /// Counts of the bare texts, with [`MESSAGE_OVERHEAD`] added where messages begin: to the system
+    /// prompt for the request's fixed messages, and to each turn that is not empty for its own.
+    /// Goal, file and prompt ride in the fixed messages, so they cost only their text.
+    pub fn framed(system: usize, goal: usize, file: usize, history: &[usize], prompt: usize) -> Self {
+        let turn = |tokens: usize| match tokens {
+            0 => 0,
+            tokens => tokens + MESSAGES_PER_TURN * MESSAGE_OVERHEAD,
         };
         Self {
-            system: count(texts.system),
-            goal: count(texts.goal),
-            file: count(texts.file),
-            history: texts.history.iter().map(|turn| count(turn)).collect(),
-            prompt: count(texts.prompt),
+            system: system + FIXED_MESSAGES * MESSAGE_OVERHEAD,
+            goal,
+            file,
+            history: history.iter().map(|&t| turn(t)).collect(),
+            prompt,
         }
     }
 
@@ -171,141 +197,133 @@ pub fn plan(window: usize, reserved_output: usize, parts: PartCounts) -> Plan {
     Plan { window, reserved_output, parts, dropped, total, fits, percent, zone }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// One part of a request as the page last described it, and its token count (without framing).
+#[derive(Debug, Clone, Default)]
+struct CountedText {
+    text: String,
+    tokens: usize,
+}
 
-    fn parts(system: usize, goal: usize, file: usize, history: &[usize], prompt: usize) -> PartCounts {
-        PartCounts { system, goal, file, history: history.to_vec(), prompt }
+/// The parts of the next request as the page last described them ([`BudgetRequest`]), each counted
+/// once: a request that changes only the prompt does not recount a 500 KB file.
+#[derive(Debug, Clone, Default)]
+pub struct CountedRequest {
+    /// The latest request, its texts taken out (revision, window, reserved output, tokenizer).
+    last: Option<BudgetRequest>,
+    system: CountedText,
+    goal: CountedText,
+    file: CountedText,
+    history: Vec<CountedText>,
+    prompt: CountedText,
+    recounts: usize,
+}
+
+impl CountedRequest {
+    /// Takes the parts `request` carries (the others stay as they were), counts those whose text
+    /// changed, and plans the request.
+    pub fn update(&mut self, mut request: BudgetRequest, counter: &TokenCounter) -> BudgetReport {
+        for (slot, text) in [
+            (&mut self.system, request.system.take()),
+            (&mut self.goal, request.goal.take()),
+            (&mut self.file, request.file.take()),
+            (&mut self.prompt, request.prompt.take()),
+        ] {
+            if let Some(text) = text {
+                self.recounts += usize::from(set(slot, text, counter));
+            }
+        }
+        if let Some(turns) = request.history.take() {
+            let mut old = std::mem::take(&mut self.history);
+            for text in turns {
+                // Turns are usually the same texts shifted by one: reuse any equal one's count.
+                let mut turn = match old.iter().position(|t| t.text == text) {
+                    Some(i) => old.swap_remove(i),
+                    None => CountedText::default(),
+                };
+                self.recounts += usize::from(set(&mut turn, text, counter));
+                self.history.push(turn);
+            }
+        }
+        self.last = Some(request);
+        self.report(counter).unwrap_or_default()
     }
 
-    #[test]
-    fn everything_fits_when_there_is_room() {
-        let p = plan(1000, 100, parts(10, 20, 30, &[40, 50], 60));
-        assert!(p.fits);
-        assert_eq!(p.dropped, 0..0);
-        assert_eq!(p.kept(), 0..2);
-        assert_eq!(p.total, 210);
-        assert_eq!(p.room(), 900);
-        assert_eq!(p.percent, 23);
-        assert_eq!(p.zone, Zone::Sharp);
+    /// Counts every part again with a new `counter`; the report, if a request was ever received.
+    pub fn recount(&mut self, counter: &TokenCounter) -> Option<BudgetReport> {
+        self.last.as_ref()?;
+        for part in [&mut self.system, &mut self.goal, &mut self.file, &mut self.prompt]
+            .into_iter()
+            .chain(self.history.iter_mut())
+        {
+            part.tokens = counter.count(&part.text);
+            self.recounts += 1;
+        }
+        self.report(counter)
     }
 
-    #[test]
-    fn oldest_turns_go_first_until_the_rest_fits() {
-        // Fixed 100 + history 180 = 280 in a room of 200: without the 50 it is 230, without the
-        // 60 as well 170.
-        let p = plan(250, 50, parts(25, 25, 25, &[50, 60, 70], 25));
-        assert!(p.fits);
-        assert_eq!(p.dropped, 0..2);
-        assert_eq!(p.kept(), 2..3);
-        assert_eq!(p.total, 170);
-        assert_eq!((p.percent, p.zone), (85, Zone::AboutToOverflow));
+    /// The plan for the parts as they stand, if a request was ever received.
+    pub fn report(&self, counter: &TokenCounter) -> Option<BudgetReport> {
+        let request = self.last.as_ref()?;
+        let history: Vec<usize> = self.history.iter().map(|t| t.tokens).collect();
+        let parts = PartCounts::framed(
+            self.system.tokens,
+            self.goal.tokens,
+            self.file.tokens,
+            &history,
+            self.prompt.tokens,
+        );
+        let plan = plan(request.window as usize, request.reserved_output as usize, parts);
+        Some(BudgetReport {
+            revision: request.revision,
+            window: request.window,
+            reserved_output: request.reserved_output,
+            exact: counter.is_exact() && request.tokenizer == Tokenizer::O200k,
+            system: saturate(plan.parts.system),
+            goal: saturate(plan.parts.goal),
+            file: saturate(plan.parts.file),
+            history: plan.parts.history.iter().map(|&t| saturate(t)).collect(),
+            prompt: saturate(plan.parts.prompt),
+            dropped: saturate(plan.dropped.end),
+            total: saturate(plan.total),
+            fits: plan.fits,
+            percent: saturate(plan.percent),
+            zone: plan.zone.into(),
+        })
     }
 
-    #[test]
-    fn a_small_old_turn_is_not_skipped_to_keep_it() {
-        // Dropping only the big newer turn would fit too, but history is trimmed oldest first.
-        let p = plan(100, 0, parts(10, 10, 10, &[5, 80, 5], 10));
-        assert_eq!(p.dropped, 0..2);
-        assert_eq!(p.total, 45);
-    }
-
-    #[test]
-    fn exactly_full_fits() {
-        let p = plan(100, 20, parts(20, 20, 20, &[10], 10));
-        assert!(p.fits);
-        assert_eq!(p.total, 80);
-        assert_eq!(p.dropped, 0..0);
-        assert_eq!(p.percent, 100);
-        assert_eq!(p.zone, Zone::AboutToOverflow);
-    }
-
-    #[test]
-    fn one_token_over_drops_a_turn() {
-        let p = plan(100, 20, parts(20, 20, 20, &[11], 10));
-        assert!(p.fits);
-        assert_eq!(p.dropped, 0..1);
-        assert_eq!(p.total, 70);
-    }
-
-    #[test]
-    fn all_history_dropped_when_only_the_fixed_parts_fit() {
-        let p = plan(100, 0, parts(25, 25, 25, &[10, 10, 10], 25));
-        assert!(p.fits);
-        assert_eq!(p.dropped, 0..3);
-        assert!(p.kept().is_empty());
-        assert_eq!(p.total, 100);
-    }
-
-    #[test]
-    fn fixed_parts_over_the_room_do_not_fit() {
-        let p = plan(100, 10, parts(30, 30, 30, &[1, 2], 1));
-        assert!(!p.fits);
-        assert_eq!(p.dropped, 0..2);
-        assert_eq!(p.total, 91);
-        assert_eq!(p.percent, 101);
-        assert_eq!(p.zone, Zone::AboutToOverflow);
-    }
-
-    #[test]
-    fn a_huge_file_alone_does_not_fit() {
-        let p = plan(128_000, 16_000, parts(500, 100, 200_000, &[], 50));
-        assert!(!p.fits);
-        assert_eq!(p.dropped, 0..0);
-    }
-
-    #[test]
-    fn reserved_output_at_or_over_the_window_never_fits() {
-        assert!(!plan(100, 100, parts(0, 0, 0, &[], 0)).fits);
-        assert!(!plan(100, 200, parts(1, 0, 0, &[], 0)).fits);
-        assert!(!plan(0, 0, PartCounts::default()).fits);
-        assert_eq!(plan(100, 200, parts(1, 0, 0, &[], 0)).percent, usize::MAX);
-    }
-
-    #[test]
-    fn empty_request_is_sharp() {
-        let p = plan(8192, 1024, PartCounts::default());
-        assert!(p.fits);
-        assert_eq!((p.total, p.percent, p.zone), (0, 0, Zone::Sharp));
-    }
-
-    #[test]
-    fn zone_boundaries_are_exact() {
-        assert_eq!(Zone::of(0, 100), Zone::Sharp);
-        assert_eq!(Zone::of(29, 100), Zone::Sharp);
-        assert_eq!(Zone::of(30, 100), Zone::SomeDrift);
-        assert_eq!(Zone::of(59, 100), Zone::SomeDrift);
-        assert_eq!(Zone::of(60, 100), Zone::DriftLikely);
-        assert_eq!(Zone::of(79, 100), Zone::DriftLikely);
-        assert_eq!(Zone::of(80, 100), Zone::AboutToOverflow);
-        assert_eq!(Zone::of(100, 100), Zone::AboutToOverflow);
-        // 29.99 % is still sharp: no rounding up.
-        assert_eq!(Zone::of(2999, 10_000), Zone::Sharp);
-        assert_eq!(Zone::of(usize::MAX, usize::MAX), Zone::AboutToOverflow);
-        assert_eq!(Zone::DriftLikely.label(), "drift likely");
-    }
-
-    #[test]
-    fn zone_follows_the_kept_total() {
-        // 128k window, 8k reserved: 120k room; 40k fixed + 30k history = 58 %.
-        let p = plan(128_000, 8_000, parts(1_000, 500, 38_000, &[10_000, 20_000], 500));
-        assert_eq!((p.percent, p.zone), (58, Zone::SomeDrift));
-    }
-
-    #[test]
-    fn texts_are_counted_with_message_overhead() {
-        let texts = PartTexts {
-            system: "You edit web pages.",
-            goal: "",
-            file: "<p>hi</p>",
-            history: &["make it red", ""],
-            prompt: "now blue",
-        };
-        let counts = PartCounts::count(&TokenCounter::estimating(), &texts);
-        assert_eq!(counts.goal, 0, "an empty part costs nothing");
-        assert_eq!(counts.history[1], 0);
-        assert_eq!(counts.system, "You edit web pages.".len().div_ceil(3) + MESSAGE_OVERHEAD);
-        assert_eq!(counts.prompt, 3 + MESSAGE_OVERHEAD);
+    /// How many texts have been counted so far (for tests and diagnostics: a part sent again
+    /// unchanged must not add to it).
+    pub fn recounts(&self) -> usize {
+        self.recounts
     }
 }
+
+/// Puts `text` in `slot`, counting it unless it is the text already there; whether it counted.
+fn set(slot: &mut CountedText, text: String, counter: &TokenCounter) -> bool {
+    // `==` on strings compares lengths before bytes, so a changed file rarely costs a full compare.
+    if slot.text == text {
+        return false;
+    }
+    slot.tokens = if text.is_empty() { 0 } else { counter.count(&text) };
+    slot.text = text;
+    true
+}
+
+fn saturate(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl From<Zone> for flint_protocol::worker::Zone {
+    fn from(zone: Zone) -> Self {
+        match zone {
+            Zone::Sharp => Self::Sharp,
+            Zone::SomeDrift => Self::SomeDrift,
+            Zone::DriftLikely => Self::DriftLikely,
+            Zone::AboutToOverflow => Self::AboutToOverflow,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "budget_tests.rs"]
+mod tests;

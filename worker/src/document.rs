@@ -41,6 +41,18 @@ pub fn preview_document(parser: &StreamParser) -> Option<String> {
     Some(inline_files(&html, &styles, &scripts))
 }
 
+/// The preview page of one file in `language`, as [`preview_document`] builds it for an answer of
+/// that file alone: an HTML file is the page; CSS or JS is inlined into an empty one.
+pub fn file_preview(language: &str, text: &str) -> Option<String> {
+    let text = text.to_owned();
+    match language {
+        "html" => Some(text),
+        "css" => Some(inline_files("", &[text], &[])),
+        "javascript" => Some(inline_files("", &[], &[text])),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Style,
@@ -155,6 +167,15 @@ mod tests {
     fn fragment_without_head_or_body() {
         let doc = inline_files("<p>hi</p>", &["a{}".into()], &["go()".into()]);
         assert_eq!(doc, "<style>\na{}</style>\n<p>hi</p><script>\ngo()</script>\n");
+    }
+
+    #[test]
+    fn one_file_previews_as_an_answer_of_it_would() {
+        for (language, text) in [("html", "<p>hi</p>\n"), ("css", "p{}\n"), ("javascript", "go()\n")] {
+            let p = parse(&format!("```{language}\n{text}```\n"));
+            assert_eq!(file_preview(language, text), preview_document(&p), "{language}");
+        }
+        assert_eq!(file_preview("python", "print(1)\n"), None);
     }
 
     #[test]

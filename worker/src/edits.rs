@@ -85,6 +85,12 @@ pub struct BlockParser {
     state: State,
     block: EditBlock,
     malformed: usize,
+    /// Bytes of the answer in complete lines so far: where `line` starts.
+    consumed: usize,
+    /// Where the current block's `<<<<<<< SEARCH` line starts.
+    block_start: usize,
+    /// Where each completed block lies in the answer.
+    spans: Vec<Range<usize>>,
 }
 
 /// What remained when the stream ended.
@@ -95,6 +101,8 @@ pub struct Finish {
     /// A block whose `>>>>>>> REPLACE` never came (applying it is the caller's choice; the default is
     /// to report it and not apply it).
     pub unfinished: Option<EditBlock>,
+    /// Where the unfinished block lies in the answer: from its `<<<<<<< SEARCH` line to the end.
+    pub unfinished_at: Option<Range<usize>>,
 }
 
 impl BlockParser {
@@ -110,12 +118,15 @@ impl BlockParser {
         while let Some(end) = rest.find('\n') {
             let (piece, tail) = rest.split_at(end + 1);
             rest = tail;
+            let start = self.consumed;
+            self.consumed += self.line.len() + piece.len();
+            let at = start..self.consumed;
             if self.line.is_empty() {
-                self.take_line(&piece[..end], &mut done);
+                self.take_line(&piece[..end], at, &mut done);
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.push_str(&piece[..end]);
-                self.take_line(&line, &mut done);
+                self.take_line(&line, at, &mut done);
                 line.clear();
                 self.line = line;
             }
@@ -129,13 +140,17 @@ impl BlockParser {
         let mut blocks = Vec::new();
         let line = std::mem::take(&mut self.line);
         if !line.is_empty() {
-            self.take_line(&line, &mut blocks);
+            let start = self.consumed;
+            self.consumed += line.len();
+            self.take_line(&line, start..self.consumed, &mut blocks);
         }
-        let unfinished = match std::mem::take(&mut self.state) {
-            State::Prose => None,
-            State::Search | State::Replace => Some(std::mem::take(&mut self.block)),
+        let (unfinished, unfinished_at) = match std::mem::take(&mut self.state) {
+            State::Prose => (None, None),
+            State::Search | State::Replace => {
+                (Some(std::mem::take(&mut self.block)), Some(self.block_start..self.consumed))
+            }
         };
-        Finish { blocks, unfinished }
+        Finish { blocks, unfinished, unfinished_at }
     }
 
     /// Blocks abandoned because a new `<<<<<<< SEARCH` began before they were complete.
@@ -143,20 +158,32 @@ impl BlockParser {
         self.malformed
     }
 
-    fn take_line(&mut self, line: &str, done: &mut Vec<EditBlock>) {
+    /// Where each completed block lies in the answer (bytes, from the start of its
+    /// `<<<<<<< SEARCH` line to the end of its `>>>>>>> REPLACE` line), in order: `spans()[i]` is
+    /// the `i`-th block returned.
+    pub fn spans(&self) -> &[Range<usize>] {
+        &self.spans
+    }
+
+    fn take_line(&mut self, line: &str, at: Range<usize>, done: &mut Vec<EditBlock>) {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let marker = if line.len() <= 40 { marker(line) } else { None };
         match (self.state, marker) {
-            (State::Prose, Some(Marker::Search)) => self.state = State::Search,
+            (State::Prose, Some(Marker::Search)) => {
+                self.state = State::Search;
+                self.block_start = at.start;
+            }
             (State::Prose, _) => {}
             (State::Search | State::Replace, Some(Marker::Search)) => {
                 self.malformed += 1;
                 self.block = EditBlock::default();
                 self.state = State::Search;
+                self.block_start = at.start;
             }
             (State::Search, Some(Marker::Divider)) => self.state = State::Replace,
             (State::Replace, Some(Marker::Replace)) => {
                 done.push(std::mem::take(&mut self.block));
+                self.spans.push(self.block_start..at.end);
                 self.state = State::Prose;
             }
             (State::Search, _) => push_line(&mut self.block.search, line),

@@ -93,6 +93,28 @@ fn a_new_search_before_replace_abandons_the_malformed_block() {
 }
 
 #[test]
+fn spans_locate_blocks_in_the_answer_whatever_the_chunks() {
+    let answer = "Hi\r\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\ntext\n\
+                  <<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE";
+    let first = answer.find("<<<<<<< SEARCH\na").expect("second SEARCH");
+    let second = answer.rfind("<<<<<<< SEARCH").expect("last SEARCH");
+    let end_first = answer.find("text").expect("prose");
+    for size in [1, 2, 5, 13, answer.len()] {
+        let mut parser = BlockParser::new();
+        let mut got = Vec::new();
+        for chunk in answer.as_bytes().chunks(size) {
+            got.extend(parser.push(std::str::from_utf8(chunk).expect("ASCII")));
+        }
+        got.extend(parser.finish().blocks);
+        assert_eq!(got.len(), 2, "chunks of {size}");
+        assert_eq!(parser.spans(), [first..end_first, second..answer.len()], "chunks of {size}");
+    }
+    let cut = &answer[..answer.len() - 3];
+    let finish = parse_blocks(cut);
+    assert_eq!(finish.unfinished_at, Some(second..cut.len()));
+}
+
+#[test]
 fn empty_sides_and_divider_lines_in_replace() {
     let parsed = parse_blocks(
         "<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nold\n=======\n>>>>>>> REPLACE\n",

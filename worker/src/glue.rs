@@ -1,5 +1,6 @@
 //! Binds [`Session`] to the worker global: `onmessage` in, `postMessage` out, `setTimeout` for
-//! coalescing. Messages are JSON strings of the protocol's worker types in both directions.
+//! coalescing and for building the exact token counter once the worker is ready. Messages are JSON
+//! strings of the protocol's worker types in both directions.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -10,6 +11,11 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::session::{Next, Session};
+use crate::tokens::TokenCounter;
+
+/// Delay between saying "ready" and building the o200k counter (0.2–0.4 s that block the worker):
+/// long enough for the page's first requests to be answered with estimates first.
+const EXACT_COUNTER_DELAY_MS: i32 = 50;
 
 struct Worker {
     scope: DedicatedWorkerGlobalScope,
@@ -64,6 +70,15 @@ impl Worker {
                 }
             }
             Next::FlushIn(ms) => self.arm(ms),
+            Next::Budget(report) => self.post(&WorkerResponse::Budget(report)),
+        }
+    }
+
+    /// Builds the exact counter and hands it to the session; re-sends the budget, now exact.
+    fn upgrade_counter(&self) {
+        let report = self.session.borrow_mut().set_counter(TokenCounter::o200k());
+        if let Some(report) = report {
+            self.post(&WorkerResponse::Budget(report));
         }
     }
 
@@ -107,4 +122,13 @@ pub fn start() {
     // The handler lives as long as the worker does.
     on_message.forget();
     worker.post(&WorkerResponse::Ready);
+
+    let for_counter = Rc::clone(&worker);
+    let upgrade = Closure::once_into_js(move || for_counter.upgrade_counter());
+    if let Err(err) = worker.scope.set_timeout_with_callback_and_timeout_and_arguments_0(
+        upgrade.unchecked_ref(),
+        EXACT_COUNTER_DELAY_MS,
+    ) {
+        web_sys::console::error_2(&"flint-worker: setTimeout failed".into(), &err);
+    }
 }

@@ -1,17 +1,30 @@
-//! The worker's state: one parser per stream, and the updates it owes the page.
+//! The worker's state: one parser per stream, and the updates it owes the page; the parts of the
+//! next request, counted for the budget.
 //!
 //! Requests are applied as they arrive, but updates leave at most once per [`FRAME_MS`] per stream:
 //! the page cannot paint faster, and each message costs the main thread. The first update after a
 //! quiet period leaves at once (time to first token is the product); later ones wait for the next
-//! frame slot. `Finish` always answers at once.
+//! frame slot. `Finish` and `Budget` always answer at once.
+//!
+//! A stream reset with a `base` is an edit of that file ([`crate::edit_stream`]): until the answer
+//! turns out to be a whole new file, the editor and the preview show the base with the answer's
+//! blocks applied, sent whole each time a block changes it (an edit can land anywhere in the file,
+//! so there is no append to send), and every update that changes it carries an [`EditReport`].
+//!
+//! Token counts start as estimates: the exact counter takes 0.3 s to build in wasm, so the glue
+//! builds it after the worker is ready and hands it over with [`Session::set_counter`].
 
 use std::collections::BTreeMap;
 
 use flint_protocol::StreamId;
-use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{AnswerFile, BudgetReport, EditKind, EditReport, ParsedUpdate, WorkerRequest};
 
+use crate::budget::CountedRequest;
+use crate::diff::diff;
 use crate::document::preview_document;
+use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
+use crate::tokens::{IncrementalCount, TokenCounter};
 
 /// Minimum time between two updates of one stream, in milliseconds.
 pub const FRAME_MS: f64 = 16.0;
@@ -28,7 +41,7 @@ pub fn preview_interval_ms(streams: usize) -> f64 {
 }
 
 /// Per-stream progress: what the page has already been sent.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct StreamState {
     parser: StreamParser,
     /// Which file the editor shows (`None`: prose), once an update has been sent.
@@ -37,16 +50,110 @@ struct StreamState {
     sent_len: usize,
     /// Parser revision the last preview was built from.
     preview_revision: Option<u64>,
-    /// When the last preview was sent.
-    preview_sent_ms: Option<f64>,
-    last_preview: Option<String>,
+    preview: PreviewPacing,
     /// Text arrived since the last update.
     dirty: bool,
     /// Send previews only, and the code whole at the end.
     preview_only: bool,
+    /// Tokens of the answer so far (and the answer itself).
+    tokens: IncrementalCount,
+    /// The count in the last update sent.
+    tokens_sent: Option<usize>,
+    /// For a stream with a base: the edits, and what of them the page has.
+    edit: Option<EditView>,
+}
+
+/// An edit stream and what of it the page has been sent.
+#[derive(Debug)]
+struct EditView {
+    stream: EditStream,
+    /// Revision of the edited text the editor shows.
+    shown: Option<u64>,
+    /// Revision of the edited text the last preview was built from.
+    preview_revision: Option<u64>,
+    /// Revision of the last report sent.
+    report_sent: Option<u64>,
+}
+
+/// When the last preview left, and what it was.
+#[derive(Debug, Default)]
+struct PreviewPacing {
+    sent_ms: Option<f64>,
+    last: Option<String>,
+}
+
+impl PreviewPacing {
+    fn due(&self, now_ms: f64, every_ms: f64) -> bool {
+        self.sent_ms.is_none_or(|t| now_ms - t >= every_ms)
+    }
+
+    /// `doc` if it differs from the last preview sent (or `done`: the last update always has it).
+    fn offer(&mut self, doc: Option<String>, now_ms: f64, done: bool) -> Option<String> {
+        if doc == self.last && !done {
+            return None;
+        }
+        self.last.clone_from(&doc);
+        self.sent_ms = Some(now_ms);
+        doc
+    }
+}
+
+/// The editor's and the preview's part of an update.
+#[derive(Debug, Default)]
+struct Shown {
+    code_reset: bool,
+    code_append: String,
+    language: String,
+    preview: Option<String>,
+    /// Whether any of it is news to the page.
+    news: bool,
 }
 
 impl StreamState {
+    fn new(counter: TokenCounter, preview_only: bool, base: Option<String>) -> Self {
+        Self {
+            parser: StreamParser::new(),
+            shown: None,
+            sent_len: 0,
+            preview_revision: None,
+            preview: PreviewPacing::default(),
+            dirty: false,
+            preview_only,
+            tokens: IncrementalCount::new(counter),
+            tokens_sent: None,
+            edit: base.map(|base| EditView {
+                stream: EditStream::new(base),
+                shown: None,
+                preview_revision: None,
+                report_sent: None,
+            }),
+        }
+    }
+
+    fn push(&mut self, text: &str) {
+        self.parser.push(text);
+        self.tokens.push(text);
+        if let Some(edit) = &mut self.edit {
+            edit.stream.push(text, self.tokens.text(), &self.parser);
+        }
+        self.dirty = true;
+    }
+
+    /// Ends the answer (its tokens are recounted in full by the last update).
+    fn finish(&mut self) {
+        self.parser.finish();
+        if let Some(edit) = &mut self.edit {
+            edit.stream.finish(self.tokens.text(), &self.parser);
+        }
+    }
+
+    /// Counts the answer so far with `counter` from now on.
+    fn set_counter(&mut self, counter: TokenCounter) {
+        let mut tokens = IncrementalCount::new(counter);
+        tokens.push(self.tokens.text());
+        self.tokens = tokens;
+    }
+
     /// The update owed to the page at `now_ms`, or `None` when nothing changed; the preview only
     /// when `preview_every_ms` has passed since the last one (always on the last update).
     fn take_update(
@@ -56,6 +163,58 @@ impl StreamState {
         now_ms: f64,
         preview_every_ms: f64,
     ) -> Option<ParsedUpdate> {
+        let shown = match &mut self.edit {
+            Some(edit) if edit.stream.kind() != EditKind::WholeFile => {
+                // The parser's view is not on screen: showing it later starts afresh.
+                (self.shown, self.preview_revision) = (None, None);
+                let shown =
+                    edit.take_shown(&mut self.preview, self.preview_only, done, now_ms, preview_every_ms);
+                self.dirty = edit.preview_revision != Some(edit.stream.revision());
+                shown
+            }
+            edit => {
+                if let Some(edit) = edit {
+                    (edit.shown, edit.preview_revision) = (None, None);
+                }
+                self.take_parsed(done, now_ms, preview_every_ms)
+            }
+        };
+
+        let answer_tokens = if done { self.tokens.recount() } else { self.tokens.tokens() };
+        let mut edits = None;
+        let mut files = Vec::new();
+        if let Some(edit) = &mut self.edit {
+            let revision = edit.stream.report_revision();
+            if done || edit.report_sent != Some(revision) {
+                edit.report_sent = Some(revision);
+                edits = Some(edit.stream.report());
+            }
+        }
+        if done {
+            files = self.final_files(&mut edits);
+        }
+        // An edit stream shows nothing of the answer while its blocks stream: the count is the sign
+        // of progress, so it is news of its own there.
+        let tokens_news = self.edit.is_some() && self.tokens_sent != Some(answer_tokens);
+        if !done && !shown.news && edits.is_none() && !tokens_news {
+            return None;
+        }
+        self.tokens_sent = Some(answer_tokens);
+        Some(ParsedUpdate {
+            stream,
+            code_append: shown.code_append,
+            code_reset: shown.code_reset,
+            language: shown.language,
+            preview: shown.preview,
+            done,
+            files,
+            answer_tokens: u32::try_from(answer_tokens).unwrap_or(u32::MAX),
+            edits,
+        })
+    }
+
+    /// The editor's and the preview's news from the parser: the answer's main file, appended.
+    fn take_parsed(&mut self, done: bool, now_ms: f64, preview_every_ms: f64) -> Shown {
         let main = self.parser.main_file();
         if self.preview_only && done {
             // The code was held back: send it whole.
@@ -81,45 +240,88 @@ impl StreamState {
         }
 
         let mut preview = None;
-        let preview_due = self.preview_sent_ms.is_none_or(|t| now_ms - t >= preview_every_ms);
-        if (self.preview_revision != Some(self.parser.revision()) && preview_due) || done {
-            self.preview_revision = Some(self.parser.revision());
-            let doc = preview_document(&self.parser);
-            if doc != self.last_preview || done {
-                preview.clone_from(&doc);
-                self.last_preview = doc;
-                self.preview_sent_ms = Some(now_ms);
-            }
+        let revision = self.parser.revision();
+        if (self.preview_revision != Some(revision) && self.preview.due(now_ms, preview_every_ms)) || done {
+            self.preview_revision = Some(revision);
+            preview = self.preview.offer(preview_document(&self.parser), now_ms, done);
         }
 
         // A preview held back keeps the stream dirty, so a later flush sends it.
-        self.dirty = self.preview_revision != Some(self.parser.revision());
+        self.dirty = self.preview_revision != Some(revision);
         let code_news = !self.preview_only && (code_reset || !code_append.is_empty());
-        if !done && !code_news && preview.is_none() {
-            return None;
-        }
-        let code_reset = code_reset && (!self.preview_only || done);
         let language = match main {
             Some(i) => self.parser.files()[i].language.clone(),
             None => "markdown".to_owned(),
         };
-        let files = if done { answer_files(&self.parser) } else { Vec::new() };
-        Some(ParsedUpdate { stream, code_append, code_reset, language, preview, done, files })
+        Shown {
+            code_reset: code_reset && (!self.preview_only || done),
+            code_append,
+            language,
+            news: code_news || preview.is_some(),
+            preview,
+        }
+    }
+
+    /// The answer's files for the last update; for an edit stream, also the hunks from the base to
+    /// the final text in its report.
+    fn final_files(&self, report: &mut Option<EditReport>) -> Vec<AnswerFile> {
+        let Some(edit) = &self.edit else { return answer_files(&self.parser, None) };
+        let text = edit.stream.final_text(&self.parser);
+        if let Some(report) = report {
+            report.hunks = diff(edit.stream.base(), &text);
+        }
+        match edit.stream.kind() {
+            EditKind::WholeFile => answer_files(&self.parser, Some(text)),
+            EditKind::Edits | EditKind::Prose => vec![edit.stream.answer_file()],
+        }
     }
 }
 
-/// The answer's files, for export.
-fn answer_files(parser: &StreamParser) -> Vec<AnswerFile> {
+impl EditView {
+    /// The editor's and the preview's news: the edited text, whole, each time it changes.
+    fn take_shown(
+        &mut self,
+        pacing: &mut PreviewPacing,
+        preview_only: bool,
+        done: bool,
+        now_ms: f64,
+        preview_every_ms: f64,
+    ) -> Shown {
+        let revision = self.stream.revision();
+        let held_back = preview_only && !done;
+        let code_reset = !held_back && (self.shown != Some(revision) || preview_only);
+        if !held_back {
+            self.shown = Some(revision);
+        }
+        let mut preview = None;
+        if (self.preview_revision != Some(revision) && pacing.due(now_ms, preview_every_ms)) || done {
+            self.preview_revision = Some(revision);
+            preview = pacing.offer(self.stream.preview(), now_ms, done);
+        }
+        Shown {
+            code_reset,
+            code_append: if code_reset { self.stream.text().to_owned() } else { String::new() },
+            language: self.stream.language().to_owned(),
+            news: code_reset || preview.is_some(),
+            preview,
+        }
+    }
+}
+
+/// The answer's files, for export; `main_text` replaces the main file's text.
+fn answer_files(parser: &StreamParser, mut main_text: Option<String>) -> Vec<AnswerFile> {
     let main = parser.main_file();
     parser
         .files()
         .iter()
         .enumerate()
-        .map(|(i, f)| AnswerFile {
-            name: f.name.clone(),
-            language: f.language.clone(),
-            content: f.content.clone(),
-            main: main == Some(i),
+        .map(|(i, f)| {
+            let is_main = main == Some(i);
+            let content = match main_text.take_if(|_| is_main) {
+                Some(text) => text,
+                None => f.content.clone(),
+            };
+            AnswerFile { name: f.name.clone(), language: f.language.clone(), content, main: is_main }
         })
         .collect()
 }
@@ -133,18 +335,34 @@ pub enum Next {
     Send(Vec<ParsedUpdate>),
     /// Call [`Session::flush`] after this many milliseconds (no timer is pending yet).
     FlushIn(f64),
+    /// Send this budget report now (it does not wait for a frame: the page is waiting for it).
+    Budget(BudgetReport),
 }
 
-/// All streams the page has sent text for.
-#[derive(Debug, Default)]
+/// All streams the page has sent text for, and the parts of its next request.
+#[derive(Debug)]
 pub struct Session {
     streams: BTreeMap<StreamId, StreamState>,
     last_flush_ms: Option<f64>,
     timer_pending: bool,
+    counter: TokenCounter,
+    budget: CountedRequest,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self {
+            streams: BTreeMap::new(),
+            last_flush_ms: None,
+            timer_pending: false,
+            counter: TokenCounter::estimating(),
+            budget: CountedRequest::default(),
+        }
+    }
 }
 
 impl Session {
-    /// An empty session.
+    /// An empty session that estimates token counts until [`set_counter`](Self::set_counter).
     pub fn new() -> Self {
         Self::default()
     }
@@ -152,22 +370,43 @@ impl Session {
     /// Applies one request received at `now_ms` (any monotonic clock).
     pub fn handle(&mut self, request: WorkerRequest, now_ms: f64) -> Next {
         match request {
-            WorkerRequest::Reset { stream, preview_only } => {
-                self.streams.insert(stream, StreamState { preview_only, ..StreamState::default() });
+            WorkerRequest::Reset { stream, preview_only, base } => {
+                self.streams.insert(stream, StreamState::new(self.counter, preview_only, base));
                 Next::Idle
             }
             WorkerRequest::Append { stream, text } => {
-                let state = self.streams.entry(stream).or_default();
-                state.parser.push(&text);
-                state.dirty = true;
+                let counter = self.counter;
+                let state =
+                    self.streams.entry(stream).or_insert_with(|| StreamState::new(counter, false, None));
+                state.push(&text);
                 self.schedule(now_ms)
             }
             WorkerRequest::Finish { stream } => {
-                let mut state = self.streams.remove(&stream).unwrap_or_default();
-                state.parser.finish();
+                let mut state = self
+                    .streams
+                    .remove(&stream)
+                    .unwrap_or_else(|| StreamState::new(self.counter, false, None));
+                state.finish();
                 Next::Send(state.take_update(stream, true, now_ms, 0.0).into_iter().collect())
             }
+            WorkerRequest::Budget(request) => Next::Budget(self.budget.update(request, &self.counter)),
         }
+    }
+
+    /// Counts tokens with `counter` from now on (the glue hands over the exact one once built):
+    /// streams recount their answers so far, and the stored request parts are counted again. The
+    /// fresh budget report, if the page ever asked for one.
+    pub fn set_counter(&mut self, counter: TokenCounter) -> Option<BudgetReport> {
+        self.counter = counter;
+        for stream in self.streams.values_mut() {
+            stream.set_counter(counter);
+        }
+        self.budget.recount(&counter)
+    }
+
+    /// How many request parts have been counted so far (see [`CountedRequest::recounts`]).
+    pub fn budget_recounts(&self) -> usize {
+        self.budget.recounts()
     }
 
     /// Sends what is owed at `now_ms`; the glue calls this when the timer from [`Next::FlushIn`] fires.
@@ -207,132 +446,5 @@ impl Session {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn append(stream: StreamId, text: &str) -> WorkerRequest {
-        WorkerRequest::Append { stream, text: text.to_owned() }
-    }
-
-    fn sent(next: Next) -> Vec<ParsedUpdate> {
-        match next {
-            Next::Send(v) => v,
-            other => panic!("expected updates, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn first_append_is_sent_at_once_then_coalesced() {
-        let mut s = Session::new();
-        s.handle(WorkerRequest::Reset { stream: 1, preview_only: false }, 0.0);
-        let first = sent(s.handle(append(1, "Here:\n"), 0.0));
-        assert_eq!(first.len(), 1);
-        assert!(first[0].code_reset);
-        assert_eq!(first[0].language, "markdown");
-        assert_eq!(first[0].code_append, "Here:\n");
-        assert_eq!(s.handle(append(1, "```html\n<p>"), 5.0), Next::FlushIn(11.0));
-        assert_eq!(s.handle(append(1, "hi</p>\n"), 8.0), Next::Idle);
-        let later = s.flush(16.0);
-        assert_eq!(later.len(), 1);
-        assert!(later[0].code_reset, "main file switched from prose to html");
-        assert_eq!(later[0].language, "html");
-        assert_eq!(later[0].code_append, "<p>hi</p>\n");
-        assert_eq!(later[0].preview.as_deref(), Some("<p>hi</p>\n"));
-    }
-
-    #[test]
-    fn finish_sends_final_update_with_preview() {
-        let mut s = Session::new();
-        sent(s.handle(append(3, "<!DOCTYPE html>\n<p>x</p>"), 0.0));
-        let done = sent(s.handle(WorkerRequest::Finish { stream: 3 }, 1.0));
-        assert_eq!(done.len(), 1);
-        assert!(done[0].done);
-        assert_eq!(done[0].code_append, "\n");
-        assert_eq!(done[0].preview.as_deref(), Some("<!DOCTYPE html>\n<p>x</p>\n"));
-        assert_eq!(done[0].files.len(), 1);
-        assert_eq!(done[0].files[0].content, "<!DOCTYPE html>\n<p>x</p>\n");
-    }
-
-    #[test]
-    fn only_the_last_update_lists_the_files() {
-        let mut s = Session::new();
-        let first = sent(s.handle(append(4, "```html index.html\n<p>\n```\n```css style.css\np{}\n"), 0.0));
-        assert!(first.iter().all(|u| u.files.is_empty()));
-        let done = sent(s.handle(WorkerRequest::Finish { stream: 4 }, 1.0));
-        let names: Vec<_> =
-            done[0].files.iter().map(|f| (f.name.as_deref(), f.language.as_str(), f.main)).collect();
-        assert_eq!(names, [(Some("index.html"), "html", true), (Some("style.css"), "css", false)]);
-    }
-
-    #[test]
-    fn with_many_streams_previews_are_spread_out_but_never_lost() {
-        assert_eq!(preview_interval_ms(1), FRAME_MS);
-        assert_eq!(preview_interval_ms(4), 4.0 * FRAME_MS);
-        assert_eq!(preview_interval_ms(100), MAX_PREVIEW_MS);
-
-        let mut s = Session::new();
-        for id in 1..=4 {
-            s.handle(WorkerRequest::Reset { stream: id, preview_only: false }, 0.0);
-        }
-        let first = sent(s.handle(append(1, "<!DOCTYPE html>\n<p>a</p>\n"), 0.0));
-        assert!(first[0].preview.is_some(), "the first preview leaves at once");
-        assert!(matches!(s.handle(append(1, "<p>b</p>\n"), 10.0), Next::FlushIn(_)));
-        let early = s.flush(32.0);
-        assert_eq!(early[0].code_append, "<p>b</p>\n", "code is not held back");
-        assert_eq!(early[0].preview, None, "a preview 32 ms after the last, with 4 streams, waits");
-        assert_eq!(s.rearm(), Some(FRAME_MS), "the held-back preview needs another flush");
-        assert_eq!(s.rearm(), None, "one timer at a time");
-        let later = s.flush(70.0);
-        assert!(later[0].preview.as_deref().is_some_and(|p| p.contains("<p>b</p>")), "{later:?}");
-        assert_eq!(s.rearm(), None, "nothing owed any more");
-    }
-
-    #[test]
-    fn a_preview_only_stream_sends_pages_then_its_code_whole() {
-        let mut s = Session::new();
-        s.handle(WorkerRequest::Reset { stream: 5, preview_only: true }, 0.0);
-        let first = sent(s.handle(append(5, "Here:\n```html\n<p>a</p>\n"), 0.0));
-        assert_eq!(first.len(), 1);
-        assert_eq!(first[0].code_append, "");
-        assert!(!first[0].code_reset);
-        assert_eq!(first[0].preview.as_deref(), Some("<p>a</p>\n"));
-        let Next::FlushIn(_) = s.handle(append(5, "<p>b</p>\n"), 1.0) else { panic!("expected a timer") };
-        let later = s.flush(20.0);
-        assert_eq!(later[0].code_append, "", "no code while streaming");
-        let done = sent(s.handle(WorkerRequest::Finish { stream: 5 }, 30.0));
-        assert!(done[0].code_reset && done[0].done);
-        assert_eq!(done[0].code_append, "<p>a</p>\n<p>b</p>\n");
-        assert_eq!(done[0].language, "html");
-    }
-
-    #[test]
-    fn streams_are_independent() {
-        let mut s = Session::new();
-        sent(s.handle(append(1, "```css\na{}\n"), 0.0));
-        let Next::FlushIn(_) = s.handle(append(2, "```html\n<b>"), 1.0) else { panic!("expected a timer") };
-        let updates = s.flush(16.0);
-        assert_eq!(updates.len(), 1, "only stream 2 changed");
-        assert_eq!(updates[0].stream, 2);
-        assert_eq!(updates[0].code_append, "<b>");
-    }
-
-    #[test]
-    fn unchanged_stream_sends_nothing() {
-        let mut s = Session::new();
-        sent(s.handle(append(1, "```html\n<p>"), 0.0));
-        // A lone backtick could start the closing fence: nothing new to show yet.
-        assert_eq!(
-            s.handle(append(1, "\n`"), 20.0),
-            Next::Send(vec![ParsedUpdate {
-                stream: 1,
-                code_append: "\n".into(),
-                code_reset: false,
-                language: "html".into(),
-                preview: Some("<p>\n".into()),
-                done: false,
-                files: vec![],
-            }])
-        );
-        assert_eq!(s.handle(append(1, "`"), 40.0), Next::Send(vec![]));
-    }
-}
+#[path = "session_tests.rs"]
+mod tests;

@@ -1,8 +1,9 @@
 //! Replays answers through the worker's session in every possible split and checks that what the
 //! page would show — the editor text rebuilt from appends, and the last preview — matches a parse of
-//! the whole answer at once.
+//! the whole answer at once. Edit streams (with a base) are replayed the same way against a replay
+//! of their answer in one piece.
 
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{AnswerFile, EditKind, EditReport, ParsedUpdate, WorkerRequest};
 use flint_worker::document::preview_document;
 use flint_worker::parser::StreamParser;
 use flint_worker::session::{Next, Session};
@@ -14,6 +15,8 @@ struct Page {
     language: String,
     preview: Option<String>,
     done: bool,
+    edits: Option<EditReport>,
+    files: Vec<AnswerFile>,
 }
 
 impl Page {
@@ -29,16 +32,26 @@ impl Page {
                 self.preview = u.preview;
             }
             self.done = u.done;
+            if u.edits.is_some() {
+                self.edits = u.edits;
+            }
+            self.files = u.files;
         }
     }
 }
 
 /// Feeds `pieces` 20 ms apart (each append flushes), then finishes.
 fn replay(pieces: &[&str]) -> Page {
+    replay_on(None, pieces)
+}
+
+/// [`replay`] of an answer that edits `base`, if any.
+fn replay_on(base: Option<&str>, pieces: &[&str]) -> Page {
     let mut session = Session::new();
     let mut page = Page::default();
     let mut now = 0.0;
-    session.handle(WorkerRequest::Reset { stream: 9, preview_only: false }, now);
+    let base = base.map(str::to_owned);
+    session.handle(WorkerRequest::Reset { stream: 9, preview_only: false, base }, now);
     for piece in pieces {
         now += 20.0;
         match session.handle(WorkerRequest::Append { stream: 9, text: (*piece).to_owned() }, now) {
@@ -93,6 +106,47 @@ fn char_by_char_streaming_gives_the_same_result() {
         let page = replay(&pieces);
         assert_eq!((page.editor, page.preview), expected(answer), "{answer:?}");
     }
+}
+
+const BASE: &str = "<!DOCTYPE html>\r\n<h1>Grüße</h1>\r\n<p>one</p>\r\n<p>two</p>\r\n";
+
+/// Answers to an edit of [`BASE`], and the kind each one is.
+const EDIT_ANSWERS: &[(&str, EditKind)] = &[
+    (
+        "Sure:\n<<<<<<< SEARCH\n<h1>Grüße</h1>\n=======\n<h1>Grüße 🌍</h1>\n>>>>>>> REPLACE\n\
+         <<<<<<< SEARCH\n<p>none</p>\n=======\n<p>x</p>\n>>>>>>> REPLACE\n\
+         <<<<<<< SEARCH\r\n  <p>two</p>\r\n=======\r\n  <p>2</p>\r\n>>>>>>> REPLACE",
+        EditKind::Edits,
+    ),
+    ("```html\n<!DOCTYPE html>\n<h1>Neu</h1>\n<p>one</p>\n```\n", EditKind::WholeFile),
+    ("No change is needed: the page already does that.", EditKind::Prose),
+    ("<<<<<<< SEARCH\n<p>one</p>\n=======\n<p>1</p>\n", EditKind::Edits),
+];
+
+#[test]
+fn edit_streams_give_the_same_result_in_every_two_way_split() {
+    for &(answer, kind) in EDIT_ANSWERS {
+        let want = replay_on(Some(BASE), &[answer]);
+        let report = want.edits.as_ref().expect("a report");
+        assert_eq!(report.kind, kind, "{answer:?}");
+        let main = want.files.iter().find(|f| f.main).expect("a main file");
+        assert_eq!(want.editor.replace("\r\n", "\n"), main.content.replace("\r\n", "\n"), "{answer:?}");
+        for at in char_boundaries(answer) {
+            let page = replay_on(Some(BASE), &[&answer[..at], &answer[at..]]);
+            let got = (&page.editor, &page.preview, &page.edits, &page.files);
+            assert_eq!(
+                got,
+                (&want.editor, &want.preview, &want.edits, &want.files),
+                "split at {at} of {answer:?}"
+            );
+        }
+    }
+    let edits = replay_on(Some(BASE), &[EDIT_ANSWERS[0].0]);
+    assert_eq!(edits.editor, "<!DOCTYPE html>\r\n<h1>Grüße 🌍</h1>\r\n<p>one</p>\r\n<p>2</p>\r\n");
+    let report = edits.edits.expect("a report");
+    assert_eq!((report.applied, report.failed.len(), report.hunks.len()), (2, 1, 2));
+    let unfinished = replay_on(Some(BASE), &[EDIT_ANSWERS[3].0]).edits.expect("a report");
+    assert_eq!(unfinished.failed[0].reason, "the answer ended inside this block");
 }
 
 #[test]

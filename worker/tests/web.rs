@@ -4,8 +4,9 @@
 //! cargo test -p flint-worker --target wasm32-unknown-unknown` (browser options in `webdriver.json`).
 #![cfg(target_arch = "wasm32")]
 
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{BudgetRequest, EditKind, ParsedUpdate, Tokenizer, WorkerRequest};
 use flint_worker::session::{Next, Session};
+use flint_worker::tokens::TokenCounter;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
@@ -66,7 +67,7 @@ fn half_a_megabyte_in_small_pieces_is_fast() {
         match session.handle(WorkerRequest::Append { stream: 7, text }, now) {
             Next::Send(u) => sent += u.len(),
             Next::FlushIn(ms) => timer_at = Some(now + ms),
-            Next::Idle => {}
+            Next::Idle | Next::Budget(_) => {}
         }
     }
     sent += updates(session.handle(WorkerRequest::Finish { stream: 7 }, now)).len();
@@ -77,4 +78,49 @@ fn half_a_megabyte_in_small_pieces_is_fast() {
     // on 2 cores: ~0.7 s optimised (about 9% of one core over the 7.8 s stream), ~5 s unoptimised.
     let limit = if cfg!(debug_assertions) { 30_000.0 } else { 3_000.0 };
     assert!(elapsed < limit, "took {elapsed} ms");
+}
+
+#[wasm_bindgen_test]
+fn an_edit_stream_applies_its_blocks_as_they_complete() {
+    let base = "<!DOCTYPE html>\n<h1>Grüße</h1>\n<p>one</p>\n";
+    let answer = "<<<<<<< SEARCH\n<h1>Grüße</h1>\n=======\n<h1>Grüße 🌍</h1>\n>>>>>>> REPLACE\n\
+                  <<<<<<< SEARCH\n<p>one</p>\n=======\n<p>two</p>\n>>>>>>> REPLACE\n";
+    let mut session = Session::new();
+    session.handle(WorkerRequest::Reset { stream: 2, preview_only: false, base: Some(base.into()) }, 0.0);
+    let (mut editor, mut now, mut last) = (String::new(), 0.0, None);
+    for piece in answer.split_inclusive(['\n', '<', 'ü']) {
+        now += 20.0;
+        for u in updates(session.handle(WorkerRequest::Append { stream: 2, text: piece.into() }, now)) {
+            if u.code_reset {
+                editor = u.code_append;
+            }
+        }
+    }
+    for u in updates(session.handle(WorkerRequest::Finish { stream: 2 }, now)) {
+        last = Some(u);
+    }
+    assert_eq!(editor, "<!DOCTYPE html>\n<h1>Grüße 🌍</h1>\n<p>two</p>\n");
+    let report = last.and_then(|u| u.edits).expect("the last update reports the edits");
+    assert_eq!((report.kind, report.applied, report.hunks.len()), (EditKind::Edits, 2, 1));
+}
+
+#[wasm_bindgen_test]
+fn the_exact_counter_is_built_and_upgrades_the_budget() {
+    let mut session = Session::new();
+    let request = BudgetRequest {
+        window: 8192,
+        reserved_output: 1024,
+        tokenizer: Tokenizer::O200k,
+        prompt: Some("hello world".into()),
+        ..BudgetRequest::default()
+    };
+    let Next::Budget(estimate) = session.handle(WorkerRequest::Budget(request), 0.0) else {
+        panic!("a budget request is answered at once")
+    };
+    assert!(!estimate.exact);
+    let start = js_sys::Date::now();
+    let report = session.set_counter(TokenCounter::o200k()).expect("a request was received");
+    console_log!("build o200k and recount: {} ms", js_sys::Date::now() - start);
+    assert!(report.exact);
+    assert_eq!(report.prompt, 2);
 }

@@ -1,0 +1,267 @@
+//! An answer that edits a file: a stream reset with a `base`.
+//!
+//! While the answer streams, its search/replace blocks ([`crate::edits`]) are applied to the base as
+//! each one completes, so the editor and the preview show the base with the edits so far. The
+//! answer's kind ([`EditKind`]) is decided line by line as [`answer_kind`] would on the whole
+//! answer: a `<<<<<<< SEARCH` line makes it [`EditKind::Edits`]; without one, a whole page makes it
+//! [`EditKind::WholeFile`] once the page has a line (so that a ```` ```html ```` fence opening a
+//! block does not flash an empty page); anything else is [`EditKind::Prose`]. The session shows a
+//! whole-file answer as it shows any stream; this module only decides and reports.
+
+use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit};
+
+use crate::document::file_preview;
+use crate::edits::{AnswerKind, BlockParser, EditBlock, EditedFile, Outcome, answer_kind};
+use crate::parser::StreamParser;
+
+/// Longest start of a SEARCH text quoted in a [`FailedEdit`], in characters.
+const SEARCH_QUOTE_CHARS: usize = 80;
+
+/// One edit stream's state.
+#[derive(Debug, Clone)]
+pub struct EditStream {
+    file: EditedFile,
+    blocks: BlockParser,
+    language: &'static str,
+    /// The base with the blocks applied so far.
+    text: String,
+    /// Grows whenever `text` changes.
+    revision: u64,
+    /// Blocks met so far, applied or not (the next one's number is this plus one).
+    numbered: u32,
+    applied: u32,
+    failed: Vec<FailedEdit>,
+    /// Bytes of the answer whose lines were checked for the kind.
+    scanned: usize,
+    seen_search: bool,
+    seen_page: bool,
+    kind: EditKind,
+    /// Grows whenever the [`report`](Self::report) changes.
+    report_revision: u64,
+}
+
+impl EditStream {
+    /// An edit of `base`, before any answer.
+    pub fn new(base: String) -> Self {
+        let language = base_language(&base);
+        Self {
+            text: base.clone(),
+            file: EditedFile::new(base),
+            blocks: BlockParser::new(),
+            language,
+            revision: 0,
+            numbered: 0,
+            applied: 0,
+            failed: Vec::new(),
+            scanned: 0,
+            seen_search: false,
+            seen_page: false,
+            kind: EditKind::Prose,
+            report_revision: 0,
+        }
+    }
+
+    /// Takes the next `chunk` of the answer; `answer` is the whole answer so far (ending with
+    /// `chunk`) and `parser` has parsed it.
+    pub fn push(&mut self, chunk: &str, answer: &str, parser: &StreamParser) {
+        for block in self.blocks.push(chunk) {
+            self.apply(&block);
+        }
+        // Only the chunk can hold a new line break: looking for it in the whole unscanned rest would
+        // make a long minified line quadratic.
+        if let Some(i) = chunk.rfind('\n') {
+            let end = answer.len().saturating_sub(chunk.len()) + i + 1;
+            if let Some(lines) = answer.get(self.scanned..end) {
+                self.scan(lines);
+                self.scanned = end;
+            }
+        }
+        self.update_kind(parser);
+    }
+
+    /// Ends the answer: the last line counts, and a block left open is reported, not applied.
+    pub fn finish(&mut self, answer: &str, parser: &StreamParser) {
+        let finish = self.blocks.finish();
+        for block in &finish.blocks {
+            self.apply(block);
+        }
+        if let Some(block) = finish.unfinished {
+            self.numbered += 1;
+            self.failed.push(FailedEdit {
+                block: self.numbered,
+                reason: "the answer ended inside this block".to_owned(),
+                search: quote(&block.search),
+                at: finish.unfinished_at.unwrap_or_default(),
+            });
+            self.report_revision += 1;
+        }
+        if let Some(rest) = answer.get(self.scanned..).filter(|r| !r.is_empty()) {
+            self.scan(rest);
+            self.scanned = answer.len();
+        }
+        self.update_kind(parser);
+    }
+
+    /// What the answer is so far.
+    pub fn kind(&self) -> EditKind {
+        self.kind
+    }
+
+    /// The base file as the model saw it.
+    pub fn base(&self) -> &str {
+        self.file.original()
+    }
+
+    /// The base with the blocks applied so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Grows whenever [`text`](Self::text) changes.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The base's language (`html` when it looks like HTML).
+    pub fn language(&self) -> &'static str {
+        self.language
+    }
+
+    /// The preview page of [`text`](Self::text), when the base's language has one.
+    pub fn preview(&self) -> Option<String> {
+        file_preview(self.language, &self.text)
+    }
+
+    /// The report so far, without hunks (those are computed once, at the end).
+    pub fn report(&self) -> EditReport {
+        EditReport { kind: self.kind, applied: self.applied, failed: self.failed.clone(), hunks: Vec::new() }
+    }
+
+    /// Grows whenever [`report`](Self::report) changes.
+    pub fn report_revision(&self) -> u64 {
+        self.report_revision
+    }
+
+    /// The edited file at the end of the answer: a whole-file answer's main file (with the base's
+    /// line breaks, so that only changed lines differ), else the base with the blocks applied.
+    pub fn final_text(&self, parser: &StreamParser) -> String {
+        match (self.kind, main_content(parser)) {
+            (EditKind::WholeFile, Some(content)) if crlf(self.base()) => content.replace('\n', "\r\n"),
+            (EditKind::WholeFile, Some(content)) => content.to_owned(),
+            _ => self.text.clone(),
+        }
+    }
+
+    /// The one file of an edit or prose answer, for export (a whole-file answer lists the parser's).
+    pub fn answer_file(&self) -> AnswerFile {
+        AnswerFile { name: None, language: self.language.to_owned(), content: self.text.clone(), main: true }
+    }
+
+    fn apply(&mut self, block: &EditBlock) {
+        let index = self.numbered as usize;
+        self.numbered += 1;
+        let at = self.blocks.spans().get(index).cloned().unwrap_or_default();
+        let reason = match self.file.apply(block) {
+            Outcome::Applied(_) => {
+                self.applied += 1;
+                let text = self.file.text();
+                if text != self.text {
+                    self.text = text;
+                    self.revision += 1;
+                }
+                None
+            }
+            Outcome::NotFound => Some("its SEARCH lines are not in the file".to_owned()),
+            Outcome::Ambiguous { matches } => {
+                Some(format!("its SEARCH lines match {matches} places; nothing was changed"))
+            }
+            Outcome::Overlaps { block } => {
+                Some(format!("it overlaps block {}, which already changed those lines", block + 1))
+            }
+        };
+        if let Some(reason) = reason {
+            self.failed.push(FailedEdit { block: self.numbered, reason, search: quote(&block.search), at });
+        }
+        self.report_revision += 1;
+    }
+
+    /// Notes what complete `lines` of the answer say about its kind.
+    fn scan(&mut self, lines: &str) {
+        match answer_kind(lines) {
+            AnswerKind::Edits => self.seen_search = true,
+            AnswerKind::WholeFile => self.seen_page = true,
+            AnswerKind::Prose => {}
+        }
+    }
+
+    fn update_kind(&mut self, parser: &StreamParser) {
+        let kind = if self.seen_search {
+            EditKind::Edits
+        } else if self.seen_page && main_content(parser).is_some_and(|c| !c.is_empty()) {
+            EditKind::WholeFile
+        } else {
+            EditKind::Prose
+        };
+        if kind != self.kind {
+            self.kind = kind;
+            self.report_revision += 1;
+        }
+    }
+}
+
+/// Whether `text`'s first line break is CRLF (as [`EditedFile`] decides).
+fn crlf(text: &str) -> bool {
+    text.find('\n').is_some_and(|i| text[..i].ends_with('\r'))
+}
+
+/// The complete lines of the parser's main file.
+fn main_content(parser: &StreamParser) -> Option<&str> {
+    parser.main_file().and_then(|i| parser.files().get(i)).map(|f| f.content.as_str())
+}
+
+/// The start of a SEARCH text, to recognise its block by: blank lines skipped, at most
+/// [`SEARCH_QUOTE_CHARS`] characters, `…` when cut.
+fn quote(search: &str) -> String {
+    let text = search.trim_start_matches(['\n', '\r', ' ', '\t']).trim_end();
+    match text.char_indices().nth(SEARCH_QUOTE_CHARS) {
+        Some((cut, _)) => format!("{}…", text[..cut].trim_end()),
+        None => text.to_owned(),
+    }
+}
+
+/// The language of a file sent without a name: `html` when it starts with a tag (or is empty: a new
+/// page), CSS or JavaScript by their usual first lines, else `plaintext`, the parser's word for a
+/// fence that names none.
+pub fn base_language(base: &str) -> &'static str {
+    let head = base.trim_start_matches('\u{feff}').trim_start();
+    if head.is_empty() || head.starts_with('<') {
+        return "html";
+    }
+    let js_starts = [
+        "function ",
+        "const ",
+        "let ",
+        "var ",
+        "import ",
+        "export ",
+        "class ",
+        "async ",
+        "//",
+        "\"use strict\"",
+    ];
+    let css_starts = ["@media", "@import", "@font-face", "@keyframes", ":root", "*"];
+    let first = head.lines().next().unwrap_or("").trim_end();
+    if js_starts.iter().any(|s| first.starts_with(s)) {
+        "javascript"
+    } else if css_starts.iter().any(|s| first.starts_with(s))
+        || first.ends_with('{') && !first.contains(['(', '=', ';'])
+    {
+        "css"
+    } else {
+        "plaintext"
+    }
+}
+
+#[cfg(test)]
+#[path = "edit_stream_tests.rs"]
+mod tests;

@@ -1,0 +1,112 @@
+//! Unit tests of an edit stream's kind, blocks and report (the session's view of it is tested in
+//! `session_tests.rs`).
+
+use super::*;
+
+/// Feeds `answer` in chunks of `size` bytes, as the session does.
+fn stream(base: &str, answer: &str, size: usize) -> (EditStream, StreamParser) {
+    let mut edit = EditStream::new(base.to_owned());
+    let mut parser = StreamParser::new();
+    let mut so_far = String::new();
+    for chunk in answer.as_bytes().chunks(size) {
+        let chunk = std::str::from_utf8(chunk).expect("ASCII answers");
+        parser.push(chunk);
+        so_far.push_str(chunk);
+        edit.push(chunk, &so_far, &parser);
+    }
+    parser.finish();
+    edit.finish(&so_far, &parser);
+    (edit, parser)
+}
+
+const BASE: &str = "<h1>Hi</h1>\n<p>one</p>\n<p>two</p>\n";
+
+#[test]
+fn blocks_apply_in_any_chunking_and_failures_are_numbered() {
+    let answer = "Done:\n<<<<<<< SEARCH\n<p>one</p>\n=======\n<p>1</p>\n>>>>>>> REPLACE\n\
+                  <<<<<<< SEARCH\n<p>three</p>\n=======\n<p>3</p>\n>>>>>>> REPLACE\n";
+    for size in [1, 3, 7, answer.len()] {
+        let (edit, parser) = stream(BASE, answer, size);
+        assert_eq!(edit.kind(), EditKind::Edits);
+        assert_eq!(edit.text(), "<h1>Hi</h1>\n<p>1</p>\n<p>two</p>\n");
+        let report = edit.report();
+        assert_eq!(report.applied, 1);
+        assert_eq!(report.failed.len(), 1);
+        let failed = &report.failed[0];
+        assert_eq!((failed.block, failed.reason.as_str()), (2, "its SEARCH lines are not in the file"));
+        assert_eq!(failed.search, "<p>three</p>");
+        assert!(answer[failed.at.clone()].starts_with("<<<<<<< SEARCH\n<p>three"), "{:?}", failed.at);
+        assert!(answer[failed.at.clone()].ends_with(">>>>>>> REPLACE\n"));
+        assert_eq!(edit.final_text(&parser), edit.text());
+    }
+}
+
+#[test]
+fn ambiguous_overlapping_and_unfinished_blocks_say_why() {
+    let base = "<p>a</p>\n<p>a</p>\n<b>x</b>\n<i>y</i>\n";
+    let answer = "<<<<<<< SEARCH\n<p>a</p>\n=======\n<p>b</p>\n>>>>>>> REPLACE\n\
+                  <<<<<<< SEARCH\n<b>x</b>\n<i>y</i>\n=======\n<b>X</b>\n<i>Y</i>\n>>>>>>> REPLACE\n\
+                  <<<<<<< SEARCH\n<i>y</i>\n=======\n<i>z</i>\n>>>>>>> REPLACE\n\
+                  <<<<<<< SEARCH\n<p>a</p>\n=======\n";
+    let (edit, _) = stream(base, answer, 5);
+    let report = edit.report();
+    let reasons: Vec<(u32, &str)> = report.failed.iter().map(|f| (f.block, f.reason.as_str())).collect();
+    assert_eq!(
+        reasons,
+        [
+            (1, "its SEARCH lines match 2 places; nothing was changed"),
+            (3, "it overlaps block 2, which already changed those lines"),
+            (4, "the answer ended inside this block"),
+        ]
+    );
+    assert_eq!(report.applied, 1);
+    let unfinished = &report.failed[2];
+    assert_eq!(unfinished.at, answer.rfind("<<<<<<<").expect("last block")..answer.len());
+    assert_eq!(edit.text(), "<p>a</p>\n<p>a</p>\n<b>X</b>\n<i>Y</i>\n");
+}
+
+#[test]
+fn the_kind_follows_the_answer() {
+    let (prose, _) = stream(BASE, "I would rather not.\n", 4);
+    assert_eq!(prose.kind(), EditKind::Prose);
+    let (page, parser) = stream(BASE, "```html\n<h1>New</h1>\n```\n", 4);
+    assert_eq!(page.kind(), EditKind::WholeFile);
+    assert_eq!(page.final_text(&parser), "<h1>New</h1>\n");
+    assert_eq!(page.text(), BASE, "the base is untouched");
+    // A fence around the blocks is not a whole page.
+    let answer = "```html\n<<<<<<< SEARCH\n<h1>Hi</h1>\n=======\n<h1>Yo</h1>\n>>>>>>> REPLACE\n```\n";
+    let (fenced, _) = stream(BASE, answer, 8);
+    assert_eq!(fenced.kind(), EditKind::Edits);
+    assert_eq!(fenced.text(), "<h1>Yo</h1>\n<p>one</p>\n<p>two</p>\n");
+    let (empty, _) = stream(BASE, "```html\n```\n", 3);
+    assert_eq!(empty.kind(), EditKind::Prose, "an empty page replaces nothing");
+}
+
+#[test]
+fn a_whole_file_keeps_a_crlf_base_s_line_breaks() {
+    let base = "<h1>Hi</h1>\r\n<p>one</p>\r\n";
+    let (page, parser) = stream(base, "<!DOCTYPE html>\n<h1>Hi</h1>\n<p>two</p>\n", 6);
+    assert_eq!(page.kind(), EditKind::WholeFile);
+    assert_eq!(page.final_text(&parser), "<!DOCTYPE html>\r\n<h1>Hi</h1>\r\n<p>two</p>\r\n");
+}
+
+#[test]
+fn search_quotes_are_short_and_skip_blank_lines() {
+    assert_eq!(quote("\n\n  <p>x</p>\n"), "<p>x</p>");
+    assert_eq!(quote("a\nb\n"), "a\nb");
+    let long = "é".repeat(100);
+    assert_eq!(quote(&long), format!("{}…", "é".repeat(80)));
+    assert_eq!(quote(""), "");
+}
+
+#[test]
+fn base_language_is_guessed_from_the_start() {
+    assert_eq!(base_language("<!DOCTYPE html>\n<p>"), "html");
+    assert_eq!(base_language("\u{feff}\n  <div>"), "html");
+    assert_eq!(base_language(""), "html");
+    assert_eq!(base_language("body {\n  color: red;\n}\n"), "css");
+    assert_eq!(base_language(":root { --x: 1; }"), "css");
+    assert_eq!(base_language("const x = 1;\n"), "javascript");
+    assert_eq!(base_language("function go() {\n}\n"), "javascript");
+    assert_eq!(base_language("Just notes.\n"), "plaintext");
+}
