@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  editorText, openFlint, runPrompt, startGateway, streamStatus, useFlint, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, startGateway, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint();
@@ -27,7 +27,8 @@ test('a stream that drops mid-way keeps the text generated so far', async () => 
   const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/drop-midway', 'half a page');
   await waitForStatus(page, 'error');
-  assert.ok((await editorText(page)).length > 0, 'the partial answer was thrown away');
+  // The status turns at once; the worker's last update of the text follows.
+  await assertEventually(async () => (await editorText(page)).length > 0, 'the partial answer was thrown away', 5_000);
   assert.match(await page.getByTestId('error-message').textContent(), /\S/);
 });
 

@@ -69,7 +69,7 @@ test('an edit made by hand shows in the preview and survives a reload', async ()
   const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/counter@300', 'a counter');
   await waitForStatus(page, 'done');
-  await page.locator('.monaco-editor .view-lines').click();
+  await page.getByTestId('editor').locator('.view-lines').click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('\nEdited by hand');
   await assertEventually(async () => (await editorText(page)).endsWith('Edited by hand'), 'typing did not reach the editor');

@@ -13,9 +13,14 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 use crate::session::{Next, Session};
 use crate::tokens::TokenCounter;
 
-/// Delay between saying "ready" and building the o200k counter (0.2–0.4 s that block the worker):
-/// long enough for the page's first requests to be answered with estimates first.
-const EXACT_COUNTER_DELAY_MS: i32 = 50;
+/// How often to check whether the worker is quiet enough to build the o200k counter (0.2–0.4 s
+/// that block the worker); the first check comes after the page's first requests were answered
+/// with estimates.
+const EXACT_COUNTER_CHECK_MS: i32 = 100;
+
+/// How long no stream must have had text before the counter is built: an answer arriving while it
+/// builds would wait for it (a person who presses Run at once must not see a late first token).
+const QUIET_BEFORE_BUILD_MS: f64 = 500.0;
 
 struct Worker {
     scope: DedicatedWorkerGlobalScope,
@@ -123,12 +128,22 @@ pub fn start() {
     on_message.forget();
     worker.post(&WorkerResponse::Ready);
 
-    let for_counter = Rc::clone(&worker);
-    let upgrade = Closure::once_into_js(move || for_counter.upgrade_counter());
-    if let Err(err) = worker.scope.set_timeout_with_callback_and_timeout_and_arguments_0(
-        upgrade.unchecked_ref(),
-        EXACT_COUNTER_DELAY_MS,
-    ) {
+    build_counter_when_quiet(worker);
+}
+
+/// Builds the exact counter once the worker is quiet, checking every [`EXACT_COUNTER_CHECK_MS`].
+fn build_counter_when_quiet(worker: Rc<Worker>) {
+    let scope = worker.scope.clone();
+    let check = Closure::once_into_js(move || {
+        if worker.session.borrow().is_quiet(worker.now(), QUIET_BEFORE_BUILD_MS) {
+            worker.upgrade_counter();
+        } else {
+            build_counter_when_quiet(worker);
+        }
+    });
+    if let Err(err) = scope
+        .set_timeout_with_callback_and_timeout_and_arguments_0(check.unchecked_ref(), EXACT_COUNTER_CHECK_MS)
+    {
         web_sys::console::error_2(&"flint-worker: setTimeout failed".into(), &err);
     }
 }

@@ -344,6 +344,8 @@ pub enum Next {
 pub struct Session {
     streams: BTreeMap<StreamId, StreamState>,
     last_flush_ms: Option<f64>,
+    /// When text of any stream last arrived.
+    last_text_ms: Option<f64>,
     timer_pending: bool,
     counter: TokenCounter,
     budget: CountedRequest,
@@ -354,6 +356,7 @@ impl Default for Session {
         Self {
             streams: BTreeMap::new(),
             last_flush_ms: None,
+            last_text_ms: None,
             timer_pending: false,
             counter: TokenCounter::estimating(),
             budget: CountedRequest::default(),
@@ -375,6 +378,7 @@ impl Session {
                 Next::Idle
             }
             WorkerRequest::Append { stream, text } => {
+                self.last_text_ms = Some(now_ms);
                 let counter = self.counter;
                 let state =
                     self.streams.entry(stream).or_insert_with(|| StreamState::new(counter, false, None));
@@ -402,6 +406,12 @@ impl Session {
             stream.set_counter(counter);
         }
         self.budget.recount(&counter)
+    }
+
+    /// No stream is open and none has had text for `quiet_ms`: a good moment for work that blocks
+    /// the worker (building the exact tokenizer), since no answer is waiting on it.
+    pub fn is_quiet(&self, now_ms: f64, quiet_ms: f64) -> bool {
+        self.streams.is_empty() && self.last_text_ms.is_none_or(|t| now_ms - t >= quiet_ms)
     }
 
     /// How many request parts have been counted so far (see [`CountedRequest::recounts`]).

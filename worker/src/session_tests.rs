@@ -361,3 +361,15 @@ fn budget_requests_are_answered_at_once_and_upgraded_by_the_exact_counter() {
     assert_eq!(exact.prompt, 3);
     assert_eq!(exact.total, exact.system + exact.file + exact.prompt);
 }
+
+#[test]
+fn the_worker_is_quiet_only_with_no_stream_open_and_no_recent_text() {
+    let mut s = Session::new();
+    assert!(s.is_quiet(0.0, 500.0));
+    s.handle(WorkerRequest::Reset { stream: 1, preview_only: false, base: None }, 0.0);
+    assert!(!s.is_quiet(10_000.0, 500.0), "a stream is open");
+    s.handle(WorkerRequest::Append { stream: 1, text: "hi".into() }, 100.0);
+    s.handle(WorkerRequest::Finish { stream: 1 }, 200.0);
+    assert!(!s.is_quiet(300.0, 500.0), "text came 200 ms ago");
+    assert!(s.is_quiet(600.0, 500.0));
+}

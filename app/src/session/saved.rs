@@ -200,7 +200,15 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
     }
     let generation = saved.generation.as_ref();
     let prompt = saved.prompt.clone().or_else(|| generation.map(|g| g.prompt.clone()));
-    let code = generation.map(|g| g.code.clone()).filter(|c| !c.trim().is_empty());
+    let versions = saved.versions.clone().filter(|v| !v.list().is_empty());
+    let saved_code = generation.map(|g| g.code.clone()).filter(|c| !c.trim().is_empty());
+    // The version the person had selected, unless the editor held code of no version (typed by
+    // hand, or a cut-off answer): that is what they saw last.
+    let code = match (versions.as_ref().and_then(Versions::current), saved_code) {
+        (Some(_), Some(code)) if versions.iter().flat_map(|v| v.list()).all(|v| v.code != code) => Some(code),
+        (Some(current), _) => Some(current.code.clone()),
+        (None, code) => code,
+    };
     let notice = match generation {
         Some(g) if g.status == SavedStatus::Streaming => Some(RestoredNotice::CutOff),
         _ if prompt.is_some() || code.is_some() || saved.model.is_some() => Some(RestoredNotice::Restored),
@@ -212,7 +220,7 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
         code,
         variations: saved.variations,
         goal: saved.goal.clone().filter(|g| !g.is_empty()),
-        versions: saved.versions.clone().filter(|v| !v.list().is_empty()),
+        versions,
         notice,
     }
 }
@@ -363,5 +371,23 @@ mod tests {
     fn the_storage_problem_says_what_is_at_stake() {
         let text = storage_problem("QuotaExceededError");
         assert!(text.contains("(QuotaExceededError)") && text.contains("lost on reload"), "{text}");
+    }
+
+    #[test]
+    fn the_selected_version_comes_back_unless_the_editor_held_other_code() {
+        let mut versions = Versions::default();
+        versions.push("<p>1</p>".into(), "one", "m", 1, crate::versions::Origin::Generated);
+        versions.push("<p>2</p>".into(), "two", "m", 2, crate::versions::Origin::Edited);
+        versions.select(0);
+        let mut saved = SavedSession {
+            generation: Some(generation(SavedStatus::Done, "<p>2</p>")),
+            versions: Some(versions),
+            ..SavedSession::default()
+        };
+        let plan = restore(&saved, false);
+        assert_eq!(plan.code.as_deref(), Some("<p>1</p>"), "v1 was selected");
+        assert_eq!(plan.versions.map(|v| v.list().len()), Some(2));
+        saved.generation = Some(generation(SavedStatus::Done, "<p>1</p> typed"));
+        assert_eq!(restore(&saved, false).code.as_deref(), Some("<p>1</p> typed"), "hand edits are kept");
     }
 }
