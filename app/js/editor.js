@@ -246,7 +246,15 @@ export class FlintDiff {
     for (const model of [this.original, this.modified]) {
       if (model.getLanguageId() !== language) this.monaco.editor.setModelLanguage(model, language);
     }
-    if (this.original.getValue() !== original) this.original.setValue(original);
+    const fresh = this.original.getValue() !== original;
+    if (fresh) {
+      this.original.setValue(original);
+      // A new proposal: bring its first change into view once the diff is computed.
+      const once = this.editor.onDidUpdateDiff(() => {
+        once.dispose();
+        this.editor.revealFirstDiff?.();
+      });
+    }
     if (this.modified.getValue() !== modified) this.modified.setValue(modified);
   }
 

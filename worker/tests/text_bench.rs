@@ -13,8 +13,10 @@
 //! Natively: `cargo test --release -p flint-worker --test text_bench -- --ignored --nocapture`.
 //! Inputs are generated here, deterministically: no fixture files.
 
+use flint_protocol::worker::{BudgetRequest, Tokenizer, WorkerRequest};
 use flint_worker::diff::{apply_hunks, diff};
 use flint_worker::edits::{EditedFile, Outcome, parse_blocks};
+use flint_worker::session::{Next, Session};
 use flint_worker::tokens::{IncrementalCount, TokenCounter};
 
 #[cfg(target_arch = "wasm32")]
@@ -234,6 +236,36 @@ fn time(reps: usize, batch: usize, mut run: impl FnMut()) -> Vec<f64> {
         .collect()
 }
 
+/// Streams `answer` through a worker [`Session`] in 64-byte appends, 1 ms apart, flushing when
+/// the session asks, as the glue does; the mean time per append (ms) and the updates sent.
+fn stream_through_session(counter: TokenCounter, base: Option<&str>, answer: &str) -> (f64, usize) {
+    let mut session = Session::new();
+    session.set_counter(counter);
+    let mut now = 0.0;
+    let mut updates = 0;
+    let mut due: Option<f64> = None;
+    session
+        .handle(WorkerRequest::Reset { stream: 1, preview_only: false, base: base.map(str::to_owned) }, now);
+    let pieces = chunks(answer, 64);
+    let start = now_ms();
+    for piece in &pieces {
+        now += 1.0;
+        if due.is_some_and(|at| now >= at) {
+            due = None;
+            updates += session.flush(now).len();
+        }
+        match session.handle(WorkerRequest::Append { stream: 1, text: (*piece).to_owned() }, now) {
+            Next::Send(sent) => updates += sent.len(),
+            Next::FlushIn(ms) => due = Some(now + ms),
+            Next::Idle | Next::Budget(_) => {}
+        }
+    }
+    if let Next::Send(sent) = session.handle(WorkerRequest::Finish { stream: 1 }, now + 1.0) {
+        updates += sent.len();
+    }
+    ((now_ms() - start) / pieces.len() as f64, updates)
+}
+
 fn bench() {
     let start = now_ms();
     let counter = TokenCounter::o200k();
@@ -275,6 +307,57 @@ fn bench() {
     };
     let edits_ms = time(15, 4, || assert!(apply().len() > file.len()));
 
+    // The streaming path: a whole-page answer with and without exact token counting, and an
+    // edit answer applied live to a 200 KB page; per 64-byte append, everything included (parse,
+    // counts, previews, edits, diff at the end).
+    let whole = format!("```html\n{}```\n", page(5, 200_000));
+    let mut plain = Vec::new();
+    let mut counted = Vec::new();
+    let mut edit = Vec::new();
+    let mut edit_updates = 0;
+    for _ in 0..5 {
+        plain.push(stream_through_session(TokenCounter::estimating(), None, &whole).0);
+        counted.push(stream_through_session(counter, None, &whole).0);
+        let (ms, sent) = stream_through_session(counter, Some(&file), &text);
+        edit.push(ms);
+        edit_updates = sent;
+    }
+    let median = |v: &[f64]| {
+        let mut v = v.to_vec();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let ratio = median(&counted) / median(&plain);
+
+    // A keystroke in the prompt: only the prompt is recounted, the 500 KB file is not.
+    let mut session = Session::new();
+    session.set_counter(counter);
+    let full = BudgetRequest {
+        revision: 1,
+        window: 400_000,
+        reserved_output: 8_192,
+        tokenizer: Tokenizer::O200k,
+        system: Some("You are Flint.".into()),
+        goal: Some("A page.".into()),
+        file: Some(context.clone()),
+        history: Some(Vec::new()),
+        prompt: Some("make it".into()),
+    };
+    session.handle(WorkerRequest::Budget(full), 0.0);
+    let mut typed = String::from("make it");
+    let keystroke = time(30, 20, || {
+        typed.push('x');
+        let request = BudgetRequest {
+            revision: 2,
+            window: 400_000,
+            reserved_output: 8_192,
+            tokenizer: Tokenizer::O200k,
+            prompt: Some(typed.clone()),
+            ..BudgetRequest::default()
+        };
+        assert!(matches!(session.handle(WorkerRequest::Budget(request), 0.0), Next::Budget(_)));
+    });
+
     let rows = [
         Row {
             name: "build the o200k tokenizer (once)".into(),
@@ -296,6 +379,29 @@ fn bench() {
             name: format!("apply 50 edit blocks to a {} KB file", file.len() / 1000),
             target: "≤ 5",
             samples: edits_ms,
+        },
+        Row {
+            name: format!("stream a {} KB page, per 64 B append, estimated counts", whole.len() / 1000),
+            target: "baseline",
+            samples: plain,
+        },
+        Row {
+            name: format!("the same with exact o200k answer counts ({ratio:.2}× the baseline)"),
+            target: "≤ 1.5× baseline",
+            samples: counted,
+        },
+        Row {
+            name: format!(
+                "stream 50 edit blocks applied live to a {} KB page, per 64 B append ({edit_updates} updates)",
+                file.len() / 1000
+            ),
+            target: "≤ 0.2",
+            samples: edit,
+        },
+        Row {
+            name: format!("a keystroke in the prompt with a {} KB file counted", context.len() / 1000),
+            target: "≤ 1",
+            samples: keystroke,
         },
     ];
     let mut table = String::from(

@@ -14,7 +14,8 @@ usage: cargo xtask <command>
   serve   set up, build the app and the gateway (release) and serve Flint on http://127.0.0.1:8787
   test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
-          model's complete-page rate on 20 prompts, about 15 minutes)
+          model's complete-page rate on 20 prompts, about 15 minutes; worker-text: only the
+          worker's wasm text benchmark)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
 ";

@@ -20,7 +20,7 @@ pub fn PinnedGoal() -> impl IntoView {
                 title="Pin a goal: what you are building and its acceptance criteria. It heads every request."
                 on:click=move |_| open.update(|o| *o = !*o)
             >
-                {move || if pinned.get() { "📌 Goal pinned" } else { "📌 Pin a goal" }}
+                {move || if pinned.get() { "Goal pinned" } else { "Pin a goal" }}
             </button>
             <Show when=move || open.get()>
                 <textarea
