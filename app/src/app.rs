@@ -206,7 +206,9 @@ fn open_shared_link(
     match decode(encoded) {
         Ok(shared) => {
             draft.prompt.set(shared.prompt);
-            draft.goal.set(shared.system.unwrap_or_default());
+            if let Some(goal) = shared.system.filter(|g| !g.trim().is_empty()) {
+                draft.goal.set(goal);
+            }
             choice.picked.set(None);
             choice.shared.set(shared.model);
             fan_out.count.set(shared.variations);

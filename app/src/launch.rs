@@ -31,13 +31,31 @@ pub fn context_now(runner: &Runner, draft: Draft) -> Context {
     Context { file, thread }
 }
 
+/// How Run treats the code in the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// As the draft says (edit it, continue the thread).
+    AsDrafted,
+    /// A new page from the prompt and the goal alone: a shared prompt run as it was shared.
+    Fresh,
+}
+
 /// Runs the draft as the person set it up; a request that cannot be sent says why instead.
-pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draft) {
+pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draft, how: Launch) {
     let state = runner.state();
-    let context = context_now(runner, draft);
+    if state.review.with_untracked(Option::is_some) {
+        state.error.set(Some("Apply or discard the edit under review first (above the code).".into()));
+        return;
+    }
+    let context = match how {
+        Launch::AsDrafted => context_now(runner, draft),
+        Launch::Fresh => Context::default(),
+    };
     let prompt = draft.prompt.get_untracked();
     let goal = draft.goal.get_untracked();
-    let budget = state.budget.get_untracked();
+    // A count of other texts (a reply not yet in, or a fresh run's) cannot plan this request.
+    let sent = state.budget_sent.get_untracked();
+    let budget = state.budget.get_untracked().filter(|b| b.revision == sent && how == Launch::AsDrafted);
     let ask = Ask {
         prompt: &prompt,
         goal: &goal,
@@ -45,7 +63,7 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         thread: &context.thread,
         budget: budget.as_ref(),
     };
-    let job = match compose(ask) {
+    let mut job = match compose(ask) {
         Ok(job) => job,
         Err(why) => {
             state.error.set(Some(why));
@@ -55,6 +73,7 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
     if let Some(file) = &job.base {
         runner.keep_hand_edits(file);
     }
+    job.parent = state.versions.with_untracked(|v| v.current_index());
     let seed = (random() * 1e9) as u64;
     if fan_out.compare.get_untracked() {
         let compared = fan_out.compared.get_untracked();

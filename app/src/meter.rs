@@ -147,6 +147,7 @@ pub fn use_budget(runner: &Runner, draft: Draft, choice: ModelChoice) {
                 || request.prompt.is_some();
             if any || model_changed {
                 sent.revision = request.revision;
+                runner.state().budget_sent.set(request.revision);
                 runner.measure(request);
             }
         }
@@ -167,7 +168,9 @@ pub fn use_budget(runner: &Runner, draft: Draft, choice: ModelChoice) {
             request.system = changed(&mut sent.system, parts.system().to_owned());
             request.file =
                 changed(&mut sent.file, context.file.as_deref().map(file_text).unwrap_or_default());
-            request.history = changed(&mut sent.history, context.thread.iter().map(turn_text).collect());
+            let file = context.file.as_deref();
+            request.history =
+                changed(&mut sent.history, context.thread.iter().map(|t| turn_text(t, file)).collect());
         });
     });
     // What the person types: cheap, sent as they type.

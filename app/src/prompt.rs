@@ -15,6 +15,8 @@ pub struct Job {
     /// The file the answer edits (the worker applies its search/replace blocks to it); `None` for
     /// a new page.
     pub base: Option<String>,
+    /// The version it starts from (index), which the answer's version will hang off.
+    pub parent: Option<usize>,
 }
 
 impl Job {
@@ -24,6 +26,7 @@ impl Job {
             prompt: parts.prompt.trim().to_owned(),
             messages: parts.messages(dropped),
             base: parts.file.map(str::to_owned),
+            parent: None,
         }
     }
 

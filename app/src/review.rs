@@ -21,6 +21,8 @@ pub struct Review {
     pub prompt: String,
     /// The model that answered.
     pub model: String,
+    /// The version the edit started from (index).
+    pub parent: Option<usize>,
 }
 
 /// One hunk as the review list shows it: its lines, with the changed words marked.
@@ -38,7 +40,16 @@ impl Review {
     /// A review of `proposal` against `base`, every hunk kept.
     pub fn new(base: String, proposal: String, hunks: Vec<DiffHunk>, failed: Vec<FailedEdit>) -> Self {
         let accepted = vec![true; hunks.len()];
-        Self { base, proposal, hunks, accepted, failed, prompt: String::new(), model: String::new() }
+        Self {
+            base,
+            proposal,
+            hunks,
+            accepted,
+            failed,
+            prompt: String::new(),
+            model: String::new(),
+            parent: None,
+        }
     }
 
     /// The code with the kept hunks only; the base when the hunks do not fit the texts.
@@ -61,6 +72,19 @@ impl Review {
     /// Keeps or rejects every hunk.
     pub fn set_all(&mut self, keep: bool) {
         self.accepted.iter_mut().for_each(|a| *a = keep);
+    }
+
+    /// Where hunk `index` starts in [`result`](Self::result) (1-based line): its line in the base,
+    /// moved by the kept hunks before it.
+    pub fn line_in_result(&self, index: usize) -> usize {
+        let Some(hunk) = self.hunks.get(index) else { return 1 };
+        let shift: isize = self.hunks[..index]
+            .iter()
+            .zip(&self.accepted)
+            .filter(|&(_, &kept)| kept)
+            .map(|(h, _)| h.new.len() as isize - h.old.len() as isize)
+            .sum();
+        (hunk.old.start as isize + shift).max(0) as usize + 1
     }
 
     /// Hunk `index` for display.
@@ -151,6 +175,16 @@ mod tests {
         assert_eq!(r.result(), r.base);
         r.set(7, true);
         assert_eq!(r.kept(), 0);
+    }
+
+    #[test]
+    fn a_hunk_is_found_in_the_result_whatever_is_kept_before_it() {
+        let mut r = review();
+        r.hunks[0].new = 1..3;
+        assert_eq!(r.line_in_result(1), 5, "the first hunk adds a line");
+        r.set(0, false);
+        assert_eq!(r.line_in_result(1), 4);
+        assert_eq!(r.line_in_result(9), 1);
     }
 
     #[test]

@@ -239,7 +239,7 @@ impl Runner {
         inner.state.edit.set(None);
         let result = review.result();
         if review.kept() > 0 {
-            inner.keep_version(&result, &review.prompt, &review.model, Origin::Edited);
+            inner.keep_version_from(review.parent, &result, &review.prompt, &review.model, Origin::Edited);
         }
         inner.show_version(result, None, Vec::new());
         inner.notify(RunEvent::Edited);
@@ -299,7 +299,14 @@ impl Runner {
         state.edit.set(None);
         state.answer_tokens.set(0);
         if let Some(editor) = inner.editor.borrow().as_ref() {
-            editor.reset("markdown");
+            // An edit keeps showing the code it edits until its first change arrives.
+            match &job.base {
+                Some(base) => {
+                    editor.reset(code_language(base));
+                    editor.append(base);
+                }
+                None => editor.reset("markdown"),
+            }
             editor.begin();
         }
         if let Some(preview) = inner.preview.borrow().as_ref() {
@@ -336,6 +343,12 @@ impl Runner {
         inner.set_status(StreamStatus::Cancelled);
         (inner.cancel)(id);
         inner.freeze(id);
+        // A stopped edit changes nothing: its blocks so far are not half-applied to the code.
+        let base = inner.job.borrow().as_ref().and_then(|(job, _)| job.base.clone());
+        if let Some(base) = base {
+            inner.state.edit.set(None);
+            inner.show_version(base, None, Vec::new());
+        }
     }
 
     fn stop_current(&self) {
@@ -420,7 +433,7 @@ impl Inner {
         }
     }
 
-    /// Keeps `code` as a new version (unless it is the current one).
+    /// Keeps `code` as a new version (unless it is the current one), child of the current one.
     fn keep_version(&self, code: &str, prompt: &str, model: &str, origin: Origin) {
         if code.trim().is_empty() {
             return;
@@ -430,25 +443,52 @@ impl Inner {
         });
     }
 
-    /// Keeps the finished answer in the editor as a version.
+    /// Keeps `code` as a new version, child of version `parent`.
+    fn keep_version_from(
+        &self,
+        parent: Option<usize>,
+        code: &str,
+        prompt: &str,
+        model: &str,
+        origin: Origin,
+    ) {
+        if code.trim().is_empty() {
+            return;
+        }
+        self.state.versions.update(|v| {
+            v.push_from(parent, code.to_owned(), prompt, model, epoch_ms(), origin);
+        });
+    }
+
+    /// Keeps the finished answer in the editor as a version of the one it started from.
     fn keep_answer(&self, origin: Origin) {
         let code = self.editor.borrow().as_ref().map(Editor::text);
         let job = self.job.borrow();
         if let (Some(code), Some((job, model))) = (code, job.as_ref()) {
-            self.keep_version(&code, &job.prompt, model, origin);
+            self.keep_version_from(job.parent, &code, &job.prompt, model, origin);
         }
     }
 
-    /// A finished edit: its hunks go to review; a whole new file is kept like any answer.
-    fn propose(&self, report: EditReport) {
+    /// A finished edit: its hunks (from `proposal`, the worker's final text, which the hunks'
+    /// byte ranges refer to) go to review, and the editor shows the base until the person applies
+    /// them; a whole new file is kept like any answer. `stopped`: the answer failed part-way.
+    fn propose(&self, report: EditReport, proposal: String, stopped: bool) {
         let Some((job, model)) = self.job.borrow().clone() else { return };
         let Some(base) = job.base else { return };
         if report.kind == EditKind::WholeFile {
-            self.keep_answer(Origin::Generated);
+            // Like any answer: kept when complete; a failed one stays in the editor as it got
+            // (the versions still hold the code it replaced).
+            if !stopped {
+                self.keep_answer(Origin::Generated);
+            }
             return;
         }
-        let proposal = self.editor.borrow().as_ref().map(Editor::text).unwrap_or_default();
         if report.hunks.is_empty() {
+            // Nothing to review: the code stays as it was.
+            self.show_version(base, None, Vec::new());
+            if stopped {
+                return;
+            }
             let why = match report.failed.len() {
                 0 => "The answer did not change the code".to_owned(),
                 1 => "The answer's only edit did not apply (see the list below the code)".to_owned(),
@@ -459,10 +499,17 @@ impl Inner {
             )));
             return;
         }
-        let mut review = Review::new(base, proposal, report.hunks, report.failed);
+        let mut review = Review::new(base.clone(), proposal, report.hunks, report.failed);
         review.prompt = job.prompt;
         review.model = model;
+        review.parent = job.parent;
         self.state.review.set(Some(review));
+        // Until applied, the proposal lives in the review: the editor (and so Run, Share, Export
+        // and the saved session) keeps the current version.
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            show_in(editor, &base);
+        }
+        self.state.code_revision.update(|n| *n += 1);
     }
 
     /// Changes the review and shows its result in the preview.
@@ -508,6 +555,7 @@ impl Inner {
             editor.finish();
         }
         self.finish_worker(id);
+        self.state.code_revision.update(|n| *n += 1);
     }
 
     fn on_event(&self, id: StreamId, event: StreamEvent) {
@@ -578,10 +626,12 @@ impl Inner {
         }
         self.state.answer_tokens.set(update.answer_tokens);
         let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
+        let stopped = update.done && self.outcome.get() == Some(Outcome::Stopped);
         if let Some(report) = update.edits {
             self.state.edit.set(Some(EditReport { hunks: Vec::new(), ..report.clone() }));
-            if complete {
-                self.propose(report);
+            if complete || stopped {
+                let proposal = update.files.iter().find(|f| f.main).map(|f| f.content.clone());
+                self.propose(report, proposal.unwrap_or_default(), stopped);
             }
         } else if complete {
             self.keep_answer(Origin::Generated);

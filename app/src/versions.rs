@@ -74,25 +74,60 @@ impl Versions {
         self.list.get(self.current?)
     }
 
-    /// Keeps `code` as a new version, child of the current one, and makes it current; returns its
-    /// index. Code equal to the current version's is not kept twice.
+    /// Keeps `code` as a new version, child of the current one (opened code starts a tree of its
+    /// own), and makes it current; returns its index. Code equal to the current version's is not
+    /// kept twice.
     pub fn push(&mut self, code: String, prompt: &str, model: &str, at_ms: u64, origin: Origin) -> usize {
+        let parent = if origin == Origin::Opened { None } else { self.current };
+        self.push_from(parent, code, prompt, model, at_ms, origin)
+    }
+
+    /// [`push`](Self::push) with an explicit parent (the version an answer started from, which may
+    /// no longer be current).
+    pub fn push_from(
+        &mut self,
+        parent: Option<usize>,
+        code: String,
+        prompt: &str,
+        model: &str,
+        at_ms: u64,
+        origin: Origin,
+    ) -> usize {
         if let Some(i) = self.current
-            && self.list[i].code == code
+            && self.list.get(i).is_some_and(|v| v.code == code)
         {
             return i;
         }
+        let parent = parent.filter(|&p| p < self.list.len());
         self.list.push(Version {
             code,
             prompt: prompt.trim().to_owned(),
             model: model.to_owned(),
             at_ms,
-            parent: self.current,
+            parent,
             origin,
         });
         let index = self.list.len() - 1;
         self.current = Some(index);
         index
+    }
+
+    /// Puts `earlier` (a restored record) before these versions: their indices shift, and the
+    /// current version stays current (or `earlier`'s, when these are none). A record with indices
+    /// out of range is mended: a bad parent is dropped, a bad current is the last version.
+    pub fn adopt(&mut self, earlier: Versions) {
+        let mut list = earlier.list;
+        let offset = list.len();
+        for (i, v) in list.iter_mut().enumerate() {
+            v.parent = v.parent.filter(|&p| p < i);
+        }
+        let earlier_current = earlier.current.filter(|&c| c < offset).or(offset.checked_sub(1));
+        for mut v in self.list.drain(..) {
+            v.parent = v.parent.map(|p| p + offset);
+            list.push(v);
+        }
+        self.current = self.current.map(|c| c + offset).or(earlier_current);
+        self.list = list;
     }
 
     /// Makes version `index` current; `None` when there is no such version.
@@ -189,5 +224,36 @@ mod tests {
         let looped = r#"{"list":[{"code":"a","prompt":"p","model":"m","at_ms":1,"parent":0,"origin":"generated"}],"current":0}"#;
         let v: Versions = serde_json::from_str(looped).unwrap();
         assert_eq!(v.thread().len(), 1);
+    }
+
+    #[test]
+    fn opened_code_starts_its_own_tree() {
+        let mut v = Versions::default();
+        push(&mut v, "a", "one");
+        v.push("x".into(), "", "", 2, Origin::Opened);
+        assert_eq!(v.list()[1].parent, None);
+        assert!(v.thread().is_empty(), "the thread stops at opened code");
+    }
+
+    #[test]
+    fn restored_versions_go_first_and_bad_records_are_mended() {
+        let mut saved = Versions::default();
+        push(&mut saved, "a", "one");
+        push(&mut saved, "b", "two");
+        let mut now = Versions::default();
+        now.push("link".into(), "", "", 3, Origin::Opened);
+        push(&mut now, "link2", "three");
+        now.adopt(saved.clone());
+        let codes: Vec<&str> = now.list().iter().map(|v| v.code.as_str()).collect();
+        assert_eq!(codes, ["a", "b", "link", "link2"]);
+        assert_eq!((now.current_index(), now.list()[3].parent), (Some(3), Some(2)));
+        let mut empty = Versions::default();
+        empty.adopt(saved);
+        assert_eq!(empty.current_index(), Some(1));
+        let bad = r#"{"list":[{"code":"a","prompt":"p","model":"m","at_ms":1,"parent":5,"origin":"generated"}],"current":7}"#;
+        let mut mended = Versions::default();
+        mended.adopt(serde_json::from_str(bad).unwrap());
+        assert_eq!((mended.current_index(), mended.list()[0].parent), (Some(0), None));
+        assert_eq!(mended.current().unwrap().code, "a");
     }
 }

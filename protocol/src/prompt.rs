@@ -66,7 +66,7 @@ impl RequestParts<'_> {
         let mut messages = vec![ChatMessage::new(Role::System, system)];
         for turn in self.history.iter().skip(dropped) {
             messages.push(ChatMessage::new(Role::User, turn.prompt.trim()));
-            messages.push(ChatMessage::new(Role::Assistant, fenced(&turn.code)));
+            messages.push(ChatMessage::new(Role::Assistant, turn_answer(turn, self.file)));
         }
         let mut user = self.file.map(file_text).unwrap_or_default();
         user.push_str(self.prompt.trim());
@@ -91,9 +91,19 @@ pub fn file_text(file: &str) -> String {
     format!("The current file:\n{}\n\nInstruction: ", fenced(file))
 }
 
-/// A turn of history as it is counted: its prompt and its answer.
-pub fn turn_text(turn: &Turn) -> String {
-    format!("{}\n{}", turn.prompt.trim(), fenced(&turn.code))
+/// A turn of history as it is counted: its prompt and its answer (see [`turn_answer`]).
+pub fn turn_text(turn: &Turn, file: Option<&str>) -> String {
+    format!("{}\n{}", turn.prompt.trim(), turn_answer(turn, file))
+}
+
+/// A turn's answer: its code, or a pointer to the file when that code is the file sent with the
+/// instruction (the last turn of an edit), so the same code is not sent twice.
+pub fn turn_answer(turn: &Turn, file: Option<&str>) -> String {
+    if file == Some(turn.code.as_str()) {
+        "(The code from this turn is the current file, sent with the instruction below.)".to_owned()
+    } else {
+        fenced(&turn.code)
+    }
 }
 
 /// Code in an ```` ```html ```` fence, with a fence long enough that the code cannot close it.
@@ -149,9 +159,19 @@ mod tests {
     }
 
     #[test]
+    fn the_current_file_is_not_sent_twice() {
+        let history = [turn("one", "<p>1</p>\n"), turn("two", "<p>2</p>\n")];
+        let parts = RequestParts { goal: "", file: Some("<p>2</p>\n"), history: &history, prompt: "three" };
+        let m = parts.messages(0);
+        assert_eq!(m[2].content, "```html\n<p>1</p>\n```");
+        assert!(m[4].content.starts_with("(The code from this turn is the current file"));
+        assert!(m[5].content.contains("<p>2</p>"));
+    }
+
+    #[test]
     fn a_fence_in_the_code_cannot_close_the_block() {
         let code = "<pre>\n```js\nx\n```\n</pre>";
         assert_eq!(fenced(code), format!("````html\n{code}\n````"));
-        assert_eq!(turn_text(&turn(" p ", "x\n")), "p\n```html\nx\n```");
+        assert_eq!(turn_text(&turn(" p ", "x\n"), None), "p\n```html\nx\n```");
     }
 }

@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, editorText, openFlint, runPrompt, useFlint, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
 
-const flint = useFlint({ models: ['counter-edit@300', { id: 'counter@2000', context_window: 800 }] });
+const flint = useFlint({
+  models: ['counter-edit@300', 'counter-edit@40', { id: 'counter@2000', context_window: 800 }],
+});
 
 /** The meter's token count (the first number of `12 / 128k tokens`). */
 async function meterTokens(page) {
@@ -56,7 +58,12 @@ test('an edit streams live, is reviewed hunk by hunk, and v1 can be restored', a
   assert.match(v1, /<h1>Click counter<\/h1>/);
   await page.getByTestId('version').first().waitFor({ timeout: 5_000 });
 
-  await runPrompt(page, 'scripted/counter-edit@300', 'call it a tap counter and change the hint');
+  await runPrompt(page, 'scripted/counter-edit@40', 'call it a tap counter and change the hint');
+  // Live: the first block is applied while the answer still streams, before the second arrives.
+  await assertEventually(async () => {
+    const [code, status] = await Promise.all([editorText(page), streamStatus(page)]);
+    return status === 'streaming' && code.includes('<h1>Tap counter</h1>') && !code.includes('Tap as fast');
+  }, 'the first edit was not applied while the answer streamed', 15_000);
   await waitForStatus(page, 'done');
   // The request carried the current file and asked for search/replace blocks.
   const messages = await lastMessages();
@@ -85,8 +92,12 @@ test('an edit streams live, is reviewed hunk by hunk, and v1 can be restored', a
     const s = await page.evaluate(() => window.__flint.diffShown());
     return /Tap counter/.test(s.modified) && !/Tap as fast/.test(s.modified);
   }, 'the diff does not follow the choices');
+  // Run is refused while a review is open: the proposal is not silently dropped.
+  await page.getByTestId('run-button').click();
+  await assertEventually(async () => /Apply or discard the edit under review/.test(
+    (await page.getByTestId('error-message').allTextContents()).join(' ')), 'Run during a review said nothing');
   await page.getByTestId('apply-review').click();
-  assert.equal(await review.count(), 0, 'the review stays open after Apply');
+  await review.waitFor({ state: 'detached', timeout: 5_000 });
   const expected = v1.replace('<h1>Click counter</h1>', '<h1>Tap counter</h1>');
   await assertEventually(async () => (await editorText(page)) === expected,
     'the editor does not show exactly the kept change');
@@ -106,10 +117,12 @@ test('an edit streams live, is reviewed hunk by hunk, and v1 can be restored', a
     'v1 did not come back in the preview');
   assert.equal(await versions.nth(0).getAttribute('aria-current'), 'true');
 
-  // Versions survive a reload.
+  // Versions survive a reload, v1 still selected.
   await page.reload();
   await page.getByTestId('version').nth(1).waitFor({ timeout: 10_000 });
   assert.equal(await page.getByTestId('version').count(), 2);
+  await assertEventually(async () => (await editorText(page)) === v1, 'v1 is not shown after the reload');
+  assert.equal(await page.getByTestId('version').nth(0).getAttribute('aria-current'), 'true');
   assert.deepEqual(problems, []);
 });
 
@@ -137,5 +150,35 @@ test('a request too long for the model is not sent, says why, and loses nothing'
   await page.getByTestId('run-button').click();
   await waitForStatus(page, 'done');
   assert.equal((await flint.upstream.requests()).length, before + 1);
+  assert.deepEqual(problems, []);
+});
+
+test('a cancelled edit changes nothing, and continue thread carries the earlier turns', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('goal-toggle').click();
+  await page.getByTestId('goal-input').fill('Keep it one page.');
+  await runPrompt(page, 'scripted/counter@300', 'a click counter');
+  await waitForStatus(page, 'done');
+  const v1 = await editorText(page);
+
+  await runPrompt(page, 'scripted/counter-edit@40', 'call it a tap counter');
+  await assertEventually(async () => (await editorText(page)).includes('Tap counter'), 'no edit applied', 15_000);
+  await page.getByTestId('cancel-button').click();
+  await waitForStatus(page, 'cancelled', 5_000);
+  await assertEventually(async () => (await editorText(page)) === v1, 'the cancelled edit stayed in the code');
+  assert.equal(await page.getByTestId('diff-review').count(), 0, 'a cancelled edit opened a review');
+  assert.equal(await page.getByTestId('version').count(), 1, 'a cancelled edit made a version');
+
+  // With Continue thread, the request carries the first prompt; the goal heads edits too.
+  await page.getByTestId('continue-thread').check();
+  await runPrompt(page, 'scripted/counter-edit@300', 'now call it a tap counter');
+  await page.getByTestId('diff-review').waitFor({ timeout: 15_000 });
+  const messages = await lastMessages();
+  assert.match(messages[0].content, /Keep it one page\./, 'the goal is not in the edit request');
+  assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'user']);
+  assert.equal(messages[1].content, 'a click counter');
+  // The last turn's code is the file sent with the instruction: not sent twice.
+  assert.match(messages[2].content, /current file, sent with the instruction below/);
+  assert.match(messages[3].content, /Instruction: now call it a tap counter/);
   assert.deepEqual(problems, []);
 });

@@ -5,14 +5,15 @@
 //! answer's kind ([`EditKind`]) is decided line by line as [`answer_kind`] would on the whole
 //! answer: a `<<<<<<< SEARCH` line makes it [`EditKind::Edits`]; without one, a whole page makes it
 //! [`EditKind::WholeFile`] once the page has a line (so that a ```` ```html ```` fence opening a
-//! block does not flash an empty page); anything else is [`EditKind::Prose`]. The session shows a
+//! block does not flash an empty page) and, for an HTML base, once it is a whole document (a snippet
+//! does not replace the page); anything else is [`EditKind::Prose`]. The session shows a
 //! whole-file answer as it shows any stream; this module only decides and reports.
 
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit};
 
 use crate::document::file_preview;
 use crate::edits::{AnswerKind, BlockParser, EditBlock, EditedFile, Outcome, answer_kind};
-use crate::parser::StreamParser;
+use crate::parser::{StreamParser, find_ascii_ci};
 
 /// Longest start of a SEARCH text quoted in a [`FailedEdit`], in characters.
 const SEARCH_QUOTE_CHARS: usize = 80;
@@ -197,7 +198,7 @@ impl EditStream {
     fn update_kind(&mut self, parser: &StreamParser) {
         let kind = if self.seen_search {
             EditKind::Edits
-        } else if self.seen_page && main_content(parser).is_some_and(|c| !c.is_empty()) {
+        } else if self.seen_page && main_content(parser).is_some_and(|c| self.replaces_base(c)) {
             EditKind::WholeFile
         } else {
             EditKind::Prose
@@ -215,6 +216,20 @@ fn crlf(text: &str) -> bool {
 }
 
 /// The complete lines of the parser's main file.
+impl EditStream {
+    /// Whether `content` (the answer's main file so far) can stand in for the base: not empty and,
+    /// for a page, a whole document. An ```` ```html ```` snippet ("change it to this button") must
+    /// not replace the page.
+    fn replaces_base(&self, content: &str) -> bool {
+        if content.trim().is_empty() {
+            return false;
+        }
+        base_language(self.base()) != "html"
+            || find_ascii_ci(content, "<!doctype").is_some()
+            || find_ascii_ci(content, "<html").is_some()
+    }
+}
+
 fn main_content(parser: &StreamParser) -> Option<&str> {
     parser.main_file().and_then(|i| parser.files().get(i)).map(|f| f.content.as_str())
 }

@@ -69,9 +69,9 @@ fn ambiguous_overlapping_and_unfinished_blocks_say_why() {
 fn the_kind_follows_the_answer() {
     let (prose, _) = stream(BASE, "I would rather not.\n", 4);
     assert_eq!(prose.kind(), EditKind::Prose);
-    let (page, parser) = stream(BASE, "```html\n<h1>New</h1>\n```\n", 4);
+    let (page, parser) = stream(BASE, "```html\n<html><h1>New</h1></html>\n```\n", 4);
     assert_eq!(page.kind(), EditKind::WholeFile);
-    assert_eq!(page.final_text(&parser), "<h1>New</h1>\n");
+    assert_eq!(page.final_text(&parser), "<html><h1>New</h1></html>\n");
     assert_eq!(page.text(), BASE, "the base is untouched");
     // A fence around the blocks is not a whole page.
     let answer = "```html\n<<<<<<< SEARCH\n<h1>Hi</h1>\n=======\n<h1>Yo</h1>\n>>>>>>> REPLACE\n```\n";
@@ -109,4 +109,15 @@ fn base_language_is_guessed_from_the_start() {
     assert_eq!(base_language("const x = 1;\n"), "javascript");
     assert_eq!(base_language("function go() {\n}\n"), "javascript");
     assert_eq!(base_language("Just notes.\n"), "plaintext");
+}
+
+#[test]
+fn an_html_snippet_does_not_replace_a_page_but_a_whole_document_does() {
+    let snippet = "Use this button:\n```html\n<button class=\"big\">Go</button>\n```\n";
+    let (edit, parser) = stream(BASE, snippet, 4);
+    assert_eq!(edit.kind(), EditKind::Prose);
+    assert_eq!(edit.final_text(&parser), BASE);
+    let page = "```html\n<!DOCTYPE html>\n<html><body><p>new</p></body></html>\n```\n";
+    let (edit, _) = stream(BASE, page, 4);
+    assert_eq!(edit.kind(), EditKind::WholeFile);
 }

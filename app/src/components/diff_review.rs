@@ -41,7 +41,7 @@ pub fn DiffReview() -> impl IntoView {
                 .filter_map(|i| {
                     let hunk = r.view(i)?;
                     let kept = r.accepted[i];
-                    let line = r.hunks[i].new.start as u32 + 1;
+                    let line = r.line_in_result(i) as u32;
                     let runner = runner.clone();
                     Some(view! {
                         <li class="hunk" class:rejected=!kept data-testid="hunk">

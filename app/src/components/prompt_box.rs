@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::app::{FanOut, ModelChoice};
 use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
 use crate::draft::expect_draft;
-use crate::launch::launch;
+use crate::launch::{Launch, launch};
 use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
@@ -22,7 +22,7 @@ pub fn PromptBox() -> impl IntoView {
     let fan_out = expect_context::<FanOut>();
     let run = {
         let runner = runner.clone();
-        move || launch(&runner, choice, fan_out, draft)
+        move || launch(&runner, choice, fan_out, draft, Launch::AsDrafted)
     };
     let cancel = {
         let runner = runner.clone();

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 use crate::app::{FanOut, ModelChoice, SharedLink};
 use crate::draft::expect_draft;
-use crate::launch::launch;
+use crate::launch::{Launch, launch};
 use crate::run::expect_runner;
 use crate::share::shared_model_problem;
 
@@ -25,7 +25,7 @@ pub fn SharedLinkBanner() -> impl IntoView {
     };
     let run = move || {
         link.opened.set(false);
-        launch(&runner, choice, fan_out, draft);
+        launch(&runner, choice, fan_out, draft, Launch::Fresh);
     };
 
     let opened = move || {

@@ -60,6 +60,8 @@ pub struct RunState {
     pub tiles: RwSignal<Vec<Tile>>,
     /// The worker's count of the next request against the model's window.
     pub budget: RwSignal<Option<BudgetReport>>,
+    /// The revision of the last budget request sent: a report for another one is stale.
+    pub budget_sent: RwSignal<u32>,
     /// Tokens of the current answer so far.
     pub answer_tokens: RwSignal<u32>,
     /// What the current edit did to its file so far (blocks applied and failed).
@@ -84,6 +86,7 @@ impl RunState {
             files: RwSignal::new(Vec::new()),
             tiles: RwSignal::new(Vec::new()),
             budget: RwSignal::new(None),
+            budget_sent: RwSignal::new(0),
             answer_tokens: RwSignal::new(0),
             edit: RwSignal::new(None),
             review: RwSignal::new(None),

@@ -147,6 +147,7 @@ impl Runner {
 
         state.review.set(None);
         state.edit.set(None);
+        state.answer_tokens.set(0);
         let job = Rc::new(job);
         let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tiles: Vec<Rc<TileRun>> = lanes
@@ -253,7 +254,7 @@ impl Runner {
         if code.trim().is_empty() {
             return Err("it has no code to promote");
         }
-        inner.keep_version(&code, &tile.job.prompt, &tile.lane.model, Origin::Promoted);
+        inner.keep_version_from(tile.job.parent, &code, &tile.job.prompt, &tile.lane.model, Origin::Promoted);
         inner.show_version(code, tile.document.borrow().clone(), tile.files.borrow().clone());
         for other in inner.tiles.borrow().iter() {
             other.view.promoted.set(other.view.key == key);

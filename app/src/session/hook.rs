@@ -203,10 +203,9 @@ pub fn use_session(
             draft.goal.set(goal);
         }
         let state = runner.state();
-        if let Some(versions) = plan.versions
-            && state.versions.with_untracked(|v| v.list().is_empty())
-        {
-            state.versions.set(versions);
+        if let Some(versions) = plan.versions {
+            // Versions made since start-up (a shared link's code, a run) come after the saved ones.
+            state.versions.update(|v| v.adopt(versions));
         }
         if let Some(code) = plan.code
             && state.status.get_untracked() == StreamStatus::Idle

@@ -193,14 +193,15 @@ pub struct Restore {
 }
 
 /// What to restore from `saved`. A shared link the page was opened with wins: it chose the prompt,
-/// the model and the code, so nothing is restored over it (the saved session stays stored).
+/// the model and the code, so only the versions come back (the link's code joins them).
 pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
+    let versions = saved.versions.clone().filter(|v| !v.list().is_empty());
     if opened_shared_link {
-        return Restore::default();
+        // The versions stay reachable: the link's code joins them rather than replacing them.
+        return Restore { versions, ..Restore::default() };
     }
     let generation = saved.generation.as_ref();
     let prompt = saved.prompt.clone().or_else(|| generation.map(|g| g.prompt.clone()));
-    let versions = saved.versions.clone().filter(|v| !v.list().is_empty());
     let saved_code = generation.map(|g| g.code.clone()).filter(|c| !c.trim().is_empty());
     // The version the person had selected, unless the editor held code of no version (typed by
     // hand, or a cut-off answer): that is what they saw last.
@@ -389,5 +390,11 @@ mod tests {
         assert_eq!(plan.versions.map(|v| v.list().len()), Some(2));
         saved.generation = Some(generation(SavedStatus::Done, "<p>1</p> typed"));
         assert_eq!(restore(&saved, false).code.as_deref(), Some("<p>1</p> typed"), "hand edits are kept");
+        let linked = restore(&saved, true);
+        assert_eq!(
+            (linked.code, linked.versions.map(|v| v.list().len())),
+            (None, Some(2)),
+            "a link keeps them"
+        );
     }
 }
