@@ -1,0 +1,426 @@
+//! Applying search/replace blocks to a file: exact matches first, then whole lines ignoring
+//! whitespace, every block matched against the file as it was before the answer.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::EditBlock;
+
+/// What became of one block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Applied; the file changed as described.
+    Applied(Applied),
+    /// The SEARCH lines are not in the file, not even ignoring whitespace.
+    NotFound,
+    /// The SEARCH lines occur `matches` times; nothing was changed.
+    Ambiguous {
+        /// How many places matched (at least 2).
+        matches: usize,
+    },
+    /// The SEARCH lines overlap lines that block number `block` (0-based, in the order blocks were
+    /// applied) already replaced; nothing was changed.
+    Overlaps {
+        /// The earlier block.
+        block: usize,
+    },
+}
+
+/// One applied block, as an edit of the text as it was just before it (what an editor's
+/// `applyEdits` wants).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    /// The bytes replaced, in the text before this block (always on line boundaries, so on char
+    /// boundaries).
+    pub range: Range<usize>,
+    /// The text put there.
+    pub text: String,
+    /// `false` when the match needed the whitespace-tolerant comparison.
+    pub exact: bool,
+}
+
+/// A file's lines: `start..content` is the text, `content..end` its line break (empty on a last
+/// line without one).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    content: usize,
+    end: usize,
+}
+
+/// An applied block, in the original file's coordinates.
+#[derive(Debug, Clone)]
+struct Edit {
+    block: usize,
+    range: Range<usize>,
+    text: String,
+}
+
+/// A file and the blocks applied to it so far.
+///
+/// Blocks are matched against the original file (see the [module docs](self)), by comparing
+/// per-line hashes: one pass over the file when it is loaded, then each block costs a scan of one
+/// integer per line, whatever the file's size.
+#[derive(Debug, Clone)]
+pub struct EditedFile {
+    original: String,
+    /// The file's line break, used for replacement text: `\r\n` if its first one is.
+    newline: &'static str,
+    lines: Vec<Line>,
+    exact: Vec<u64>,
+    /// Whitespace-insensitive hashes, computed when a block first needs them.
+    loose: Vec<u64>,
+    /// Sorted by position; ranges do not overlap.
+    edits: Vec<Edit>,
+    blocks: usize,
+}
+
+impl EditedFile {
+    /// Loads `original`, the file as the model saw it.
+    pub fn new(original: impl Into<String>) -> Self {
+        let original = original.into();
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for piece in split_lines(&original) {
+            let end = start + piece.len();
+            let text = piece.strip_suffix('\n').map_or(piece, |p| p.strip_suffix('\r').unwrap_or(p));
+            lines.push(Line { start, content: start + text.len(), end });
+            start = end;
+        }
+        let exact = lines.iter().map(|l| hash_exact(&original[l.start..l.content])).collect();
+        let newline = match lines.first() {
+            Some(l) if original[l.content..l.end] == *"\r\n" => "\r\n",
+            _ => "\n",
+        };
+        Self { original, newline, lines, exact, loose: Vec::new(), edits: Vec::new(), blocks: 0 }
+    }
+
+    /// The file before any block.
+    pub fn original(&self) -> &str {
+        &self.original
+    }
+
+    /// The file with every applied block.
+    pub fn text(&self) -> String {
+        let mut out = String::with_capacity(self.original.len());
+        let mut at = 0;
+        for edit in &self.edits {
+            out.push_str(&self.original[at..edit.range.start]);
+            out.push_str(&edit.text);
+            at = edit.range.end;
+        }
+        out.push_str(&self.original[at..]);
+        out
+    }
+
+    /// Applies the next block of the answer, or says why not.
+    pub fn apply(&mut self, block: &EditBlock) -> Outcome {
+        let index = self.blocks;
+        self.blocks += 1;
+        let search: Vec<&str> = block.search.lines().collect();
+        let replace: Vec<&str> = block.replace.lines().collect();
+        let (range, text, exact) = if search.is_empty() {
+            (self.original.len()..self.original.len(), self.appended(&replace), true)
+        } else {
+            let (first, exact) = match self.find(&search) {
+                Ok(found) => found,
+                Err(outcome) => return outcome,
+            };
+            let replace = if exact {
+                replace.into_iter().map(Cow::Borrowed).collect()
+            } else {
+                self.reindent(first, &search, replace)
+            };
+            let (range, text) = self.replacement(first..first + search.len(), &replace);
+            (range, text, exact)
+        };
+        if let Some(other) = self.edits.iter().find(|e| overlaps(&e.range, &range)) {
+            return Outcome::Overlaps { block: other.block };
+        }
+        let at = self.edits.partition_point(|e| (e.range.start, e.range.end) <= (range.start, range.end));
+        let shift: isize =
+            self.edits[..at].iter().map(|e| e.text.len() as isize - e.range.len() as isize).sum();
+        let start = range.start.saturating_add_signed(shift);
+        let applied = Applied { range: start..start + range.len(), text: text.clone(), exact };
+        self.edits.insert(at, Edit { block: index, range, text });
+        Outcome::Applied(applied)
+    }
+
+    /// The first line of the unique match of `search`, and whether it is exact.
+    fn find(&mut self, search: &[&str]) -> Result<(usize, bool), Outcome> {
+        let hashes: Vec<u64> = search.iter().map(|l| hash_exact(l)).collect();
+        let eq = |line: &str, want: &str| line == want;
+        match self.matches(&self.exact, &hashes, search, eq) {
+            (0, _) => {}
+            (1, first) => return Ok((first, true)),
+            (n, _) => return Err(Outcome::Ambiguous { matches: n }),
+        }
+        if self.loose.is_empty() && !self.lines.is_empty() {
+            self.loose = self.lines.iter().map(|l| hash_loose(&self.original[l.start..l.content])).collect();
+        }
+        let hashes: Vec<u64> = search.iter().map(|l| hash_loose(l)).collect();
+        let eq = |line: &str, want: &str| LooseBytes::new(line).eq(LooseBytes::new(want));
+        match self.matches(&self.loose, &hashes, search, eq) {
+            (0, _) => Err(Outcome::NotFound),
+            (1, first) => Ok((first, false)),
+            (n, _) => Err(Outcome::Ambiguous { matches: n }),
+        }
+    }
+
+    /// How many places `search` matches (by `hashes` against `table`, confirmed by `eq`), and the
+    /// first one.
+    fn matches(
+        &self,
+        table: &[u64],
+        hashes: &[u64],
+        search: &[&str],
+        eq: impl Fn(&str, &str) -> bool,
+    ) -> (usize, usize) {
+        let (mut count, mut first) = (0, 0);
+        let Some(last_start) = table.len().checked_sub(hashes.len()) else { return (0, 0) };
+        for i in 0..=last_start {
+            if table[i] == hashes[0]
+                && table[i..i + hashes.len()] == *hashes
+                && search.iter().enumerate().all(|(j, want)| eq(self.line(i + j), want))
+            {
+                if count == 0 {
+                    first = i;
+                }
+                count += 1;
+            }
+        }
+        (count, first)
+    }
+
+    fn line(&self, i: usize) -> &str {
+        let l = self.lines[i];
+        &self.original[l.start..l.content]
+    }
+
+    /// The byte range and new text that replace `lines` with `replace`.
+    fn replacement(&self, lines: Range<usize>, replace: &[Cow<'_, str>]) -> (Range<usize>, String) {
+        let first = self.lines[lines.start];
+        let last = self.lines[lines.end - 1];
+        if replace.is_empty() {
+            // Delete the lines with their line breaks; a last line without one takes the break
+            // before it instead.
+            let start = if last.content == last.end && lines.start > 0 {
+                self.lines[lines.start - 1].content
+            } else {
+                first.start
+            };
+            return (start..last.end, String::new());
+        }
+        (first.start..last.content, replace.join(self.newline))
+    }
+
+    /// The text an empty SEARCH appends.
+    fn appended(&self, replace: &[&str]) -> String {
+        let mut text = String::new();
+        if !self.original.is_empty() && !self.original.ends_with('\n') {
+            text.push_str(self.newline);
+        }
+        for line in replace {
+            text.push_str(line);
+            text.push_str(self.newline);
+        }
+        text
+    }
+
+    /// `replace` with the model's indentation turned into the file's, judged on the first line of
+    /// the match that has any text: tabs for spaces (or the reverse) when one is a whole multiple of
+    /// the other, else the model's leading whitespace swapped for the file's.
+    fn reindent<'a>(&self, first: usize, search: &[&str], replace: Vec<&'a str>) -> Vec<Cow<'a, str>> {
+        let mut out: Vec<Cow<'a, str>> = replace.into_iter().map(Cow::Borrowed).collect();
+        let Some(j) = search.iter().position(|l| !l.trim().is_empty()) else { return out };
+        let (theirs, ours) = (indent(search[j]), indent(self.line(first + j)));
+        if theirs == ours {
+            return out;
+        }
+        let only = |s: &str, c: char| !s.is_empty() && s.chars().all(|x| x == c);
+        // Columns per tab, and whether the file indents with tabs.
+        let units = match (theirs.len(), ours.len()) {
+            (t, o) if only(theirs, ' ') && only(ours, '\t') && t % o == 0 => Some((t / o, true)),
+            (t, o) if only(theirs, '\t') && only(ours, ' ') && o % t == 0 => Some((o / t, false)),
+            _ => None,
+        };
+        for line in out.iter_mut().filter(|l| !l.trim().is_empty()) {
+            let lead = indent(line);
+            let new_lead = match units {
+                Some((tab, to_tabs)) => {
+                    let cols: usize = lead.chars().map(|c| if c == '\t' { tab } else { 1 }).sum();
+                    if to_tabs {
+                        format!("{}{}", "\t".repeat(cols / tab), " ".repeat(cols % tab))
+                    } else {
+                        " ".repeat(cols)
+                    }
+                }
+                None => match lead.strip_prefix(theirs) {
+                    Some(rest) => format!("{ours}{rest}"),
+                    None => continue,
+                },
+            };
+            *line = Cow::Owned(format!("{new_lead}{}", &line[lead.len()..]));
+        }
+        out
+    }
+}
+
+/// The leading whitespace of `line`.
+fn indent(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// Whether an edit of `b` conflicts with an applied edit of `a`: they share bytes, or one inserts
+/// strictly inside the other. Touching ranges and insertions at the same point do not conflict.
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    if a.is_empty() || b.is_empty() {
+        let (point, other) = if a.is_empty() { (a.start, b) } else { (b.start, a) };
+        other.start < point && point < other.end
+    } else {
+        a.start < b.end && b.start < a.end
+    }
+}
+
+fn hash_exact(line: &str) -> u64 {
+    TextHasher::hash(line.as_bytes())
+}
+
+/// The bytes of `line` without ASCII whitespace at its ends and with each inner run of it as one
+/// space: what the whitespace-tolerant match compares. (Other Unicode spaces are rare in code and
+/// compared as they are; keeping to ASCII makes this a plain byte loop.)
+struct LooseBytes<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> LooseBytes<'a> {
+    fn new(line: &'a str) -> Self {
+        Self { bytes: line.as_bytes().trim_ascii(), at: 0 }
+    }
+}
+
+impl Iterator for LooseBytes<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        if !b.is_ascii_whitespace() {
+            return Some(b);
+        }
+        // Trimmed, so a whitespace run always has a word after it.
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+        Some(b' ')
+    }
+}
+
+/// The hash of a line's [`LooseBytes`].
+fn hash_loose(line: &str) -> u64 {
+    let mut h = ByteHasher::default();
+    LooseBytes::new(line).for_each(|b| h.push(b));
+    h.finish()
+}
+
+/// Feeds a [`TextHasher`] one byte at a time, 8 bytes a step.
+#[derive(Default)]
+struct ByteHasher {
+    hasher: TextHasher,
+    word: u64,
+    len: u32,
+}
+
+impl ByteHasher {
+    fn push(&mut self, byte: u8) {
+        self.word |= u64::from(byte) << (8 * self.len);
+        self.len += 1;
+        if self.len == 8 {
+            self.hasher.add(self.word);
+            (self.word, self.len) = (0, 0);
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.hasher.add(self.word ^ (u64::from(self.len) << 59));
+        self.hasher.finish()
+    }
+}
+
+/// A fast hash for lines (FxHash's mixing): the line tables only need a decent spread, as matches
+/// are confirmed on the text, and wasm has 64-bit but no 128-bit multiplication.
+#[derive(Default, Clone, Copy)]
+struct TextHasher(u64);
+
+const K1: u64 = 0xf135_7aea_2e62_a9c5;
+const K2: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl TextHasher {
+    /// Mixes in 8 bytes.
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K1);
+    }
+
+    /// The hash so far.
+    fn finish(self) -> u64 {
+        fmix(self.0)
+    }
+
+    /// The hash of `bytes`, 16 bytes a step in two independent lanes (twice the speed of one).
+    fn hash(bytes: &[u8]) -> u64 {
+        let (mut a, mut b) = (bytes.len() as u64, K2);
+        let mut chunks = bytes.chunks_exact(16);
+        for chunk in &mut chunks {
+            let (x, y) = chunk.split_at(8);
+            a = (a.rotate_left(5) ^ le_word(x)).wrapping_mul(K1);
+            b = (b.rotate_left(5) ^ le_word(y)).wrapping_mul(K2);
+        }
+        let rest = chunks.remainder();
+        let (x, y) = rest.split_at(rest.len().min(8));
+        a = (a.rotate_left(5) ^ le_word(x)).wrapping_mul(K1);
+        b = (b.rotate_left(5) ^ le_word(y)).wrapping_mul(K2);
+        fmix(a ^ b.rotate_left(32))
+    }
+}
+
+/// MurmurHash3's finaliser: a multiply only carries differences upwards, and hash tables use both
+/// ends of a hash.
+fn fmix(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
+/// Up to 8 bytes as a little-endian number.
+fn le_word(bytes: &[u8]) -> u64 {
+    match <[u8; 8]>::try_from(bytes) {
+        Ok(word) => u64::from_le_bytes(word),
+        Err(_) => {
+            let mut word = [0u8; 8];
+            let n = bytes.len().min(8);
+            word[..n].copy_from_slice(&bytes[..n]);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
+/// The lines of `text`, each with its `\n` (the last one may have none): `split_inclusive('\n')`, but
+/// with `memchr`, which is several times faster at finding the breaks.
+pub(super) fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1).chain([text.len()]);
+    ends.filter_map(move |end| {
+        // Every cut follows a '\n', so it is a char boundary; `get` keeps that unchecked claim safe.
+        let line = text.get(start..end).filter(|l| !l.is_empty());
+        start = end;
+        line
+    })
+}
+
+/// Applies `blocks` in order to `original`: the new text and each block's outcome.
+pub fn apply_edits(original: &str, blocks: &[EditBlock]) -> (String, Vec<Outcome>) {
+    let mut file = EditedFile::new(original);
+    let outcomes = blocks.iter().map(|b| file.apply(b)).collect();
+    (file.text(), outcomes)
+}
