@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use crate::app::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::random;
-use crate::prompt::{Ask, compose};
+use crate::prompt::{Ask, compose, too_long_for_any};
 use crate::run::Runner;
 use crate::variations::{compare_lanes, variation_lanes};
 
@@ -79,6 +79,22 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         let compared = fan_out.compared.get_untracked();
         if compared.len() < 2 {
             state.error.set(Some("Pick at least two models to compare (at most four).".into()));
+            return;
+        }
+        let windows: Vec<(String, u32)> = choice
+            .models
+            .get_untracked()
+            .and_then(Result::ok)
+            .map(|list| {
+                list.models
+                    .into_iter()
+                    .filter(|m| compared.contains(&m.id))
+                    .map(|m| (m.id, m.context_window))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(why) = budget.as_ref().and_then(|b| too_long_for_any(b.total, &windows)) {
+            state.error.set(Some(why));
             return;
         }
         fan_out.show_tiles.set(true);

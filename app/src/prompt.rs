@@ -77,6 +77,18 @@ pub fn too_long(b: &BudgetReport) -> String {
     )
 }
 
+/// Why a request of `total` tokens cannot go to every model of a compare (`(id, window)` each), or
+/// `None` when it fits them all: the meter plans for the selected model only.
+pub fn too_long_for_any(total: u32, models: &[(String, u32)]) -> Option<String> {
+    let (id, window) =
+        models.iter().find(|(_, w)| total > w.saturating_sub(crate::meter::reserved_output(*w)))?;
+    let room = window.saturating_sub(crate::meter::reserved_output(*window));
+    Some(format!(
+        "Not sent: {id} has room for {room} input tokens ({window} in all) and this request needs {total}. \
+         Leave it out of the compare, or shorten the goal, the prompt or the code."
+    ))
+}
+
 /// The request for `job` on `model` (the stream id is assigned by the gateway connection).
 pub fn start_request(model: &str, job: &Job) -> StartRequest {
     StartRequest {
@@ -133,6 +145,14 @@ mod tests {
         assert!(job.messages[0].content.ends_with("a timer"));
         // Without a count yet, everything is sent (the gateway still refuses what is too long).
         assert_eq!(compose(ask(None, &thread)).unwrap().messages.len(), 6);
+    }
+
+    #[test]
+    fn a_compare_is_refused_when_one_model_is_too_small() {
+        let models = [("big/m".to_owned(), 128_000), ("small/m".to_owned(), 4_096)];
+        assert_eq!(too_long_for_any(3_000, &models), None);
+        let why = too_long_for_any(3_500, &models).unwrap();
+        assert!(why.starts_with("Not sent: small/m has room for 3072 input tokens"), "{why}");
     }
 
     #[test]
