@@ -7,7 +7,7 @@ import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitF
 import { quantile, startProbe, stopProbe } from './probe.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
-const RATES = [1_000, 10_000, 50_000];
+const RATES = process.env.FLINT_BENCH_RATES?.split(',').map(Number) ?? [1_000, 10_000, 50_000];
 const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 3);
 
 const upstream = await startUpstream();
