@@ -477,12 +477,13 @@ impl Inner {
             if update.code_reset {
                 editor.reset(&update.language);
             }
+            editor.edit_lines(&update.code_edits);
             editor.append(&update.code_append);
             if update.done {
                 editor.finish();
             }
         }
-        if update.code_reset || !update.code_append.is_empty() {
+        if update.code_reset || !update.code_append.is_empty() || !update.code_edits.is_empty() {
             self.notify(RunEvent::Streamed);
         }
         self.state.answer_tokens.set(update.answer_tokens);

@@ -143,6 +143,10 @@ pub enum WorkerResponse {
 pub struct ParsedUpdate {
     /// The stream.
     pub stream: StreamId,
+    /// Line edits to make to the editor's code, in order, before appending (an edit stream's
+    /// blocks as they apply, instead of the whole file again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub code_edits: Vec<LineEdit>,
     /// Text to append to the editor's code (the answer's main file).
     pub code_append: String,
     /// When true, clear the editor before appending (the main file changed).
@@ -164,6 +168,18 @@ pub struct ParsedUpdate {
     /// update).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edits: Option<EditReport>,
+}
+
+/// Lines `start..end` (0-based) of the text, as it is after the edits before this one, replaced by
+/// `text` (whole lines, or nothing).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineEdit {
+    /// The first line replaced.
+    pub start: u32,
+    /// The line after the last one replaced (`start` for a pure insertion).
+    pub end: u32,
+    /// The lines put there.
+    pub text: String,
 }
 
 /// What an answer did to its base file.

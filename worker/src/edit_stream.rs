@@ -9,7 +9,7 @@
 //! does not replace the page); anything else is [`EditKind::Prose`]. The session shows a
 //! whole-file answer as it shows any stream; this module only decides and reports.
 
-use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit};
+use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit, LineEdit};
 
 use crate::document::file_preview;
 use crate::edits::{AnswerKind, BlockParser, EditBlock, EditedFile, Outcome, answer_kind};
@@ -28,6 +28,10 @@ pub struct EditStream {
     text: String,
     /// Grows whenever `text` changes.
     revision: u64,
+    /// The line edits from `text` at revision `line_edits_from` to now; `None` when a change could
+    /// not be put as line edits (the editor then gets the whole text).
+    line_edits: Option<Vec<LineEdit>>,
+    line_edits_from: u64,
     /// Blocks met so far, applied or not (the next one's number is this plus one).
     numbered: u32,
     applied: u32,
@@ -51,6 +55,8 @@ impl EditStream {
             blocks: BlockParser::new(),
             language,
             revision: 0,
+            line_edits: Some(Vec::new()),
+            line_edits_from: 0,
             numbered: 0,
             applied: 0,
             failed: Vec::new(),
@@ -153,6 +159,14 @@ impl EditStream {
         }
     }
 
+    /// The line edits that turn the text at revision `since` into the current text, when they are
+    /// known; from here on, edits are counted from now.
+    pub fn take_line_edits(&mut self, since: u64) -> Option<Vec<LineEdit>> {
+        let edits = self.line_edits.replace(Vec::new()).filter(|_| self.line_edits_from == since);
+        self.line_edits_from = self.revision;
+        edits
+    }
+
     /// The one file of an edit or prose answer, for export (a whole-file answer lists the parser's).
     pub fn answer_file(&self) -> AnswerFile {
         AnswerFile { name: None, language: self.language.to_owned(), content: self.text.clone(), main: true }
@@ -163,10 +177,15 @@ impl EditStream {
         self.numbered += 1;
         let at = self.blocks.spans().get(index).cloned().unwrap_or_default();
         let reason = match self.file.apply(block) {
-            Outcome::Applied(_) => {
+            Outcome::Applied(applied) => {
                 self.applied += 1;
                 let text = self.file.text();
                 if text != self.text {
+                    let edit = line_edit(&self.text, applied.range, applied.text);
+                    match (self.line_edits.as_mut(), edit) {
+                        (Some(edits), Some(edit)) => edits.push(edit),
+                        _ => self.line_edits = None,
+                    }
                     self.text = text;
                     self.revision += 1;
                 }
@@ -208,6 +227,39 @@ impl EditStream {
             self.report_revision += 1;
         }
     }
+}
+
+/// `range` of `before` replaced by `text` as a [`LineEdit`]; `None` when the range does not start a
+/// line (an append to a last line without a line break).
+fn line_edit(before: &str, mut range: std::ops::Range<usize>, mut text: String) -> Option<LineEdit> {
+    let head = before.get(..range.start)?;
+    if !head.is_empty() && !head.ends_with('\n') {
+        return None;
+    }
+    // A replacement stops before its last line's break: take the break in, on both sides.
+    let tail = before.get(range.end..)?;
+    let line_break = if tail.starts_with("\r\n") {
+        "\r\n"
+    } else if tail.starts_with('\n') {
+        "\n"
+    } else {
+        ""
+    };
+    if !range.is_empty() && !before[..range.end].ends_with('\n') {
+        range.end += line_break.len();
+        text.push_str(line_break);
+    }
+    // Whole lines in, whole lines out (or up to the end of the file).
+    if !text.is_empty() && !text.ends_with('\n') && range.end != before.len() {
+        return None;
+    }
+    let removed = before.get(range)?;
+    let mut lines = memchr::memchr_iter(b'\n', removed.as_bytes()).count();
+    if !removed.is_empty() && !removed.ends_with('\n') {
+        lines += 1;
+    }
+    let start = u32::try_from(memchr::memchr_iter(b'\n', head.as_bytes()).count()).ok()?;
+    Some(LineEdit { start, end: start + u32::try_from(lines).ok()?, text })
 }
 
 /// Whether `text`'s first line break is CRLF (as [`EditedFile`] decides).

@@ -17,7 +17,9 @@
 use std::collections::BTreeMap;
 
 use flint_protocol::StreamId;
-use flint_protocol::worker::{AnswerFile, BudgetReport, EditKind, EditReport, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{
+    AnswerFile, BudgetReport, EditKind, EditReport, LineEdit, ParsedUpdate, WorkerRequest,
+};
 
 use crate::budget::CountedRequest;
 use crate::diff::diff;
@@ -102,6 +104,7 @@ impl PreviewPacing {
 #[derive(Debug, Default)]
 struct Shown {
     code_reset: bool,
+    code_edits: Vec<LineEdit>,
     code_append: String,
     language: String,
     preview: Option<String>,
@@ -202,6 +205,7 @@ impl StreamState {
         self.tokens_sent = Some(answer_tokens);
         Some(ParsedUpdate {
             stream,
+            code_edits: shown.code_edits,
             code_append: shown.code_append,
             code_reset: shown.code_reset,
             language: shown.language,
@@ -255,6 +259,7 @@ impl StreamState {
         };
         Shown {
             code_reset: code_reset && (!self.preview_only || done),
+            code_edits: Vec::new(),
             code_append,
             language,
             news: code_news || preview.is_some(),
@@ -289,7 +294,17 @@ impl EditView {
     ) -> Shown {
         let revision = self.stream.revision();
         let held_back = preview_only && !done;
-        let code_reset = !held_back && (self.shown != Some(revision) || preview_only);
+        let changed = !held_back && (self.shown != Some(revision) || preview_only);
+        // The editor already shows an earlier revision: send the blocks' line edits rather than
+        // the whole file again (Monaco re-tokenises a replaced model; an edit touches a few lines).
+        let line_edits = match self.shown {
+            Some(shown) if changed && !preview_only => self.stream.take_line_edits(shown),
+            _ => {
+                self.stream.take_line_edits(revision);
+                None
+            }
+        };
+        let code_reset = changed && line_edits.is_none();
         if !held_back {
             self.shown = Some(revision);
         }
@@ -298,11 +313,13 @@ impl EditView {
             self.preview_revision = Some(revision);
             preview = pacing.offer(self.stream.preview(), now_ms, done);
         }
+        let code_edits = line_edits.unwrap_or_default();
         Shown {
             code_reset,
             code_append: if code_reset { self.stream.text().to_owned() } else { String::new() },
             language: self.stream.language().to_owned(),
-            news: code_reset || preview.is_some(),
+            news: code_reset || !code_edits.is_empty() || preview.is_some(),
+            code_edits,
             preview,
         }
     }

@@ -119,6 +119,7 @@ fn unchanged_stream_sends_nothing() {
         s.handle(append(1, "\n`"), 20.0),
         Next::Send(vec![ParsedUpdate {
             stream: 1,
+            code_edits: vec![],
             code_append: "\n".into(),
             code_reset: false,
             language: "html".into(),
@@ -138,6 +139,10 @@ struct Page {
     editor: String,
     /// The editor's text after each update that reset it.
     resets: Vec<String>,
+    /// The editor's text after each update that reset or edited it.
+    shown: Vec<String>,
+    /// Line edits received.
+    line_edits: usize,
     preview: Option<String>,
     previews: usize,
     tokens: Vec<u32>,
@@ -151,9 +156,16 @@ impl Page {
             if u.code_reset {
                 self.editor.clear();
             }
+            for edit in &u.code_edits {
+                self.editor = apply_line_edit(&self.editor, edit);
+                self.line_edits += 1;
+            }
             self.editor.push_str(&u.code_append);
             if u.code_reset {
                 self.resets.push(self.editor.clone());
+            }
+            if u.code_reset || !u.code_edits.is_empty() {
+                self.shown.push(self.editor.clone());
             }
             if u.preview.is_some() {
                 self.preview.clone_from(&u.preview);
@@ -163,6 +175,17 @@ impl Page {
             self.last = Some(u);
         }
     }
+}
+
+/// `text` with `edit` made, as the page's editor makes it (lines by number, line breaks kept).
+fn apply_line_edit(text: &str, edit: &flint_protocol::worker::LineEdit) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (start, end) = (edit.start as usize, (edit.end as usize).min(lines.len()));
+    assert!(start <= end, "a line edit past the end: {edit:?} on {} lines", lines.len());
+    let mut out: String = lines[..start].concat();
+    out.push_str(&edit.text);
+    out.push_str(&lines[end..].concat());
+    out
 }
 
 /// Streams `answer` in `size`-byte chunks 20 ms apart (each flushes at once), then finishes.
@@ -195,7 +218,9 @@ const AFTER_TWO: &str = "<!DOCTYPE html>\n<h1>Hello</h1>\n<p>one</p>\n<p>two</p>
 #[test]
 fn an_edit_stream_shows_the_base_then_each_block_applied() {
     let page = replay(edit_of(BASE), TWO_BLOCKS, 5);
-    assert_eq!(page.resets, [BASE, AFTER_ONE, AFTER_TWO], "the base first, then once per block");
+    assert_eq!(page.shown, [BASE, AFTER_ONE, AFTER_TWO], "the base first, then once per block");
+    assert_eq!(page.resets, [BASE], "then line edits, not the whole file again");
+    assert_eq!(page.line_edits, 2);
     assert_eq!(page.editor, AFTER_TWO);
     assert_eq!(page.preview.as_deref(), Some(AFTER_TWO), "an HTML base is its own page");
     assert!(page.previews >= 3, "a preview per change: {}", page.previews);

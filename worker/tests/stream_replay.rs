@@ -26,6 +26,13 @@ impl Page {
             if u.code_reset {
                 self.editor.clear();
             }
+            for edit in &u.code_edits {
+                // As the page's editor makes them: lines by number, line breaks kept.
+                let lines: Vec<&str> = self.editor.split_inclusive('\n').collect();
+                let (start, end) = (edit.start as usize, (edit.end as usize).min(lines.len()));
+                assert!(start <= end, "a line edit past the end: {edit:?}");
+                self.editor = [lines[..start].concat(), edit.text.clone(), lines[end..].concat()].concat();
+            }
             self.editor.push_str(&u.code_append);
             self.language = u.language;
             if u.preview.is_some() {

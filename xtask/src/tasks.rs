@@ -121,6 +121,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     ]))?;
     run(e2e_env(Command::new("node").args(["tests/bench/browser.mjs", "--out", "bench/browser.md"])))?;
     run(e2e_env(Command::new("node").args(["tests/bench/variations.mjs", "--out", "bench/variations.md"])))?;
+    run(e2e_env(Command::new("node").args(["tests/bench/edits.mjs", "--out", "bench/edits.md"])))?;
     worker_text_bench("bench/worker-text.md")?;
     let mut examples = vec![("local_bench", "bench/local.md")];
     // 60 generations of up to 1,024 tokens: about 15 minutes here, so only when asked.

@@ -1,5 +1,6 @@
 //! Typed access to the Monaco editor (`app/js/editor.js`).
 
+use flint_protocol::worker::LineEdit;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
 
@@ -16,6 +17,9 @@ extern "C" {
 
     #[wasm_bindgen(method)]
     fn append(this: &FlintEditor, text: &str);
+
+    #[wasm_bindgen(method, js_name = editLines)]
+    fn edit_lines(this: &FlintEditor, json: &str);
 
     #[wasm_bindgen(method)]
     fn begin(this: &FlintEditor);
@@ -62,6 +66,16 @@ impl Editor {
     /// Appends text at the end (buffered until the next animation frame).
     pub fn append(&self, text: &str) {
         self.js.append(text);
+    }
+
+    /// Replaces lines of the text, in order (an edit stream's blocks as they apply).
+    pub fn edit_lines(&self, edits: &[LineEdit]) {
+        if edits.is_empty() {
+            return;
+        }
+        if let Ok(json) = serde_json::to_string(edits) {
+            self.js.edit_lines(&json);
+        }
     }
 
     /// A stream starts: read-only until [`Self::finish`].
