@@ -182,6 +182,22 @@ pub struct LineEdit {
     pub text: String,
 }
 
+/// `text` with `edits` made in order, as the page's editor makes them (lines counted by `\n`, line
+/// breaks kept); `None` when an edit starts past the end. The reference for what the worker sends.
+pub fn apply_line_edits(text: &str, edits: &[LineEdit]) -> Option<String> {
+    let mut text = text.to_owned();
+    for edit in edits {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let start = edit.start as usize;
+        let end = (edit.end as usize).min(lines.len());
+        if start > end {
+            return None;
+        }
+        text = [lines[..start].concat(), edit.text.clone(), lines[end..].concat()].concat();
+    }
+    Some(text)
+}
+
 /// What an answer did to its base file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditReport {
@@ -236,4 +252,26 @@ pub struct AnswerFile {
     /// The file the editor shows.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub main: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: u32, end: u32, text: &str) -> LineEdit {
+        LineEdit { start, end, text: text.into() }
+    }
+
+    #[test]
+    fn line_edits_replace_insert_and_delete_in_order() {
+        let text = "a\nb\nc\n";
+        assert_eq!(apply_line_edits(text, &[edit(1, 2, "B\n")]).as_deref(), Some("a\nB\nc\n"));
+        assert_eq!(
+            apply_line_edits(text, &[edit(0, 0, "z\n"), edit(1, 2, "")]).as_deref(),
+            Some("z\nb\nc\n")
+        );
+        assert_eq!(apply_line_edits(text, &[edit(3, 3, "d\n")]).as_deref(), Some("a\nb\nc\nd\n"));
+        assert_eq!(apply_line_edits("a\nb", &[edit(1, 2, "B")]).as_deref(), Some("a\nB"));
+        assert_eq!(apply_line_edits(text, &[edit(5, 5, "x")]), None);
+    }
 }

@@ -157,7 +157,9 @@ impl Page {
                 self.editor.clear();
             }
             for edit in &u.code_edits {
-                self.editor = apply_line_edit(&self.editor, edit);
+                self.editor =
+                    flint_protocol::worker::apply_line_edits(&self.editor, std::slice::from_ref(edit))
+                        .expect("a line edit inside the text");
                 self.line_edits += 1;
             }
             self.editor.push_str(&u.code_append);
@@ -175,17 +177,6 @@ impl Page {
             self.last = Some(u);
         }
     }
-}
-
-/// `text` with `edit` made, as the page's editor makes it (lines by number, line breaks kept).
-fn apply_line_edit(text: &str, edit: &flint_protocol::worker::LineEdit) -> String {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let (start, end) = (edit.start as usize, (edit.end as usize).min(lines.len()));
-    assert!(start <= end, "a line edit past the end: {edit:?} on {} lines", lines.len());
-    let mut out: String = lines[..start].concat();
-    out.push_str(&edit.text);
-    out.push_str(&lines[end..].concat());
-    out
 }
 
 /// Streams `answer` in `size`-byte chunks 20 ms apart (each flushes at once), then finishes.

@@ -3,7 +3,9 @@
 //! the whole answer at once. Edit streams (with a base) are replayed the same way against a replay
 //! of their answer in one piece.
 
-use flint_protocol::worker::{AnswerFile, EditKind, EditReport, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{
+    AnswerFile, EditKind, EditReport, ParsedUpdate, WorkerRequest, apply_line_edits,
+};
 use flint_worker::document::preview_document;
 use flint_worker::parser::StreamParser;
 use flint_worker::session::{Next, Session};
@@ -26,13 +28,7 @@ impl Page {
             if u.code_reset {
                 self.editor.clear();
             }
-            for edit in &u.code_edits {
-                // As the page's editor makes them: lines by number, line breaks kept.
-                let lines: Vec<&str> = self.editor.split_inclusive('\n').collect();
-                let (start, end) = (edit.start as usize, (edit.end as usize).min(lines.len()));
-                assert!(start <= end, "a line edit past the end: {edit:?}");
-                self.editor = [lines[..start].concat(), edit.text.clone(), lines[end..].concat()].concat();
-            }
+            self.editor = apply_line_edits(&self.editor, &u.code_edits).expect("line edits inside the text");
             self.editor.push_str(&u.code_append);
             self.language = u.language;
             if u.preview.is_some() {

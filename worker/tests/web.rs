@@ -4,7 +4,9 @@
 //! cargo test -p flint-worker --target wasm32-unknown-unknown` (browser options in `webdriver.json`).
 #![cfg(target_arch = "wasm32")]
 
-use flint_protocol::worker::{BudgetRequest, EditKind, ParsedUpdate, Tokenizer, WorkerRequest};
+use flint_protocol::worker::{
+    BudgetRequest, EditKind, ParsedUpdate, Tokenizer, WorkerRequest, apply_line_edits,
+};
 use flint_worker::session::{Next, Session};
 use flint_worker::tokens::TokenCounter;
 use wasm_bindgen_test::*;
@@ -92,8 +94,10 @@ fn an_edit_stream_applies_its_blocks_as_they_complete() {
         now += 20.0;
         for u in updates(session.handle(WorkerRequest::Append { stream: 2, text: piece.into() }, now)) {
             if u.code_reset {
-                editor = u.code_append;
+                editor.clear();
             }
+            editor = apply_line_edits(&editor, &u.code_edits).expect("line edits inside the text");
+            editor.push_str(&u.code_append);
         }
     }
     for u in updates(session.handle(WorkerRequest::Finish { stream: 2 }, now)) {

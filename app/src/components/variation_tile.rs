@@ -59,6 +59,7 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
             </div>
             <div class="tile-preview preview-stack" node_ref=container></div>
             {move || tile.error.get().map(|e| view! { <p class="tile-error" data-testid="tile-error">{e}</p> })}
+            {move || tile.note.get().map(|n| view! { <p class="tile-note" data-testid="tile-note">{n}</p> })}
             <footer class="tile-actions">
                 <button
                     class="link-btn"

@@ -8,7 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use flint_protocol::worker::{AnswerFile, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{AnswerFile, EditKind, EditReport, ParsedUpdate, WorkerRequest};
 use flint_protocol::{FinishReason, StreamId, StreamMetrics, Usage};
 use leptos::prelude::*;
 
@@ -38,6 +38,8 @@ pub struct Tile {
     pub status: RwSignal<StreamStatus>,
     /// Why it failed.
     pub error: RwSignal<Option<String>>,
+    /// What an edit answer did to the code, when some of it did not apply.
+    pub note: RwSignal<Option<String>>,
     /// Its timing and token count.
     pub metrics: RwSignal<LiveMetrics>,
     /// When its preview first showed and when it finished.
@@ -162,6 +164,7 @@ impl Runner {
                         model: lane.model.clone(),
                         status: RwSignal::new(StreamStatus::Streaming),
                         error: RwSignal::new(None),
+                        note: RwSignal::new(None),
                         metrics: RwSignal::new(LiveMetrics::default()),
                         race: RwSignal::new(RaceTimes::default()),
                         promoted: RwSignal::new(false),
@@ -442,6 +445,7 @@ impl Inner {
         }
         if update.done {
             *tile.files.borrow_mut() = update.files;
+            tile.view.note.set(update.edits.as_ref().and_then(edit_note));
         }
         if tile.frozen.get() {
             return;
@@ -465,5 +469,39 @@ impl Inner {
             None => {}
         }
         *tile.document.borrow_mut() = Some(doc);
+    }
+}
+
+/// What a tile says about its edit answer: blocks that did not apply are not dropped in silence.
+fn edit_note(report: &EditReport) -> Option<String> {
+    let failed = report.failed.len();
+    let all = failed + report.applied as usize;
+    match (failed, report.kind) {
+        (0, EditKind::Prose) if report.hunks.is_empty() => Some("Changed nothing.".into()),
+        (0, _) => None,
+        (1, _) if all == 1 => Some("Its only edit did not apply.".into()),
+        (n, _) if n == all => Some(format!("None of its {all} edits applied.")),
+        (n, _) => Some(format!("{n} of its {all} edits did not apply.")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use flint_protocol::worker::FailedEdit;
+
+    use super::*;
+
+    #[test]
+    fn a_tile_says_when_its_edits_did_not_all_apply() {
+        let mut report = EditReport { kind: EditKind::Edits, applied: 2, ..Default::default() };
+        assert_eq!(edit_note(&report), None);
+        report.failed = vec![FailedEdit::default()];
+        assert_eq!(edit_note(&report).as_deref(), Some("1 of its 3 edits did not apply."));
+        report.applied = 0;
+        assert_eq!(edit_note(&report).as_deref(), Some("Its only edit did not apply."));
+        report.failed.push(FailedEdit::default());
+        assert_eq!(edit_note(&report).as_deref(), Some("None of its 2 edits applied."));
+        let prose = EditReport { kind: EditKind::Prose, ..Default::default() };
+        assert_eq!(edit_note(&prose).as_deref(), Some("Changed nothing."));
     }
 }
