@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, savedSession, streamStatus, useFlint, waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint({
@@ -117,7 +117,9 @@ test('an edit streams live, is reviewed hunk by hunk, and v1 can be restored', a
     'v1 did not come back in the preview');
   assert.equal(await versions.nth(0).getAttribute('aria-current'), 'true');
 
-  // Versions survive a reload, v1 still selected.
+  // Versions survive a reload, v1 still selected (once saved: writes are throttled while busy).
+  await assertEventually(async () => (await savedSession(page))?.versions?.current === 0,
+    'the selected version was not saved');
   await page.reload();
   await page.getByTestId('version').nth(1).waitFor({ timeout: 10_000 });
   assert.equal(await page.getByTestId('version').count(), 2);

@@ -211,3 +211,29 @@ export function useFlint({ models = [] } = {}) {
   });
   return flint;
 }
+
+/** The session Flint saved in this page's IndexedDB, or null; never creates the database. */
+export function savedSession(page) {
+  return page.evaluate(() => new Promise((resolve) => {
+    const open = indexedDB.open('flint');
+    open.onupgradeneeded = () => open.transaction.abort();
+    open.onerror = () => resolve(null);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('session')) {
+        db.close();
+        resolve(null);
+        return;
+      }
+      const get = db.transaction('session').objectStore('session').get('current');
+      get.onsuccess = () => {
+        db.close();
+        resolve(typeof get.result === 'string' ? JSON.parse(get.result) : null);
+      };
+      get.onerror = () => {
+        db.close();
+        resolve(null);
+      };
+    };
+  }));
+}

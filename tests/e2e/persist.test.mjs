@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
-  assertEventually, editorText, openFlint, runPrompt, streamStatus, useFlint, waitConnected, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, savedSession, streamStatus, useFlint, waitConnected,
+  waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint({ models: ['files@300'] });
@@ -150,29 +151,3 @@ test('the history keeps every generation until the person deletes it', async () 
   assert.equal(await editorText(page), first, 'deleting the history changed the editor');
   assert.deepEqual(problems, []);
 });
-
-/** The session Flint saved in this page's IndexedDB, or null; never creates the database. */
-function savedSession(page) {
-  return page.evaluate(() => new Promise((resolve) => {
-    const open = indexedDB.open('flint');
-    open.onupgradeneeded = () => open.transaction.abort();
-    open.onerror = () => resolve(null);
-    open.onsuccess = () => {
-      const db = open.result;
-      if (!db.objectStoreNames.contains('session')) {
-        db.close();
-        resolve(null);
-        return;
-      }
-      const get = db.transaction('session').objectStore('session').get('current');
-      get.onsuccess = () => {
-        db.close();
-        resolve(typeof get.result === 'string' ? JSON.parse(get.result) : null);
-      };
-      get.onerror = () => {
-        db.close();
-        resolve(null);
-      };
-    };
-  }));
-}
