@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, editorText, openFlint, runPrompt, startGateway, streamStatus, useFlint, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, startGateway, streamStatus, useFlint, waitConnected,
+  waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint();
@@ -30,6 +31,21 @@ test('a stream that drops mid-way keeps the text generated so far', async () => 
   // The status turns at once; the worker's last update of the text follows.
   await assertEventually(async () => (await editorText(page)).length > 0, 'the partial answer was thrown away', 5_000);
   assert.match(await page.getByTestId('error-message').textContent(), /\S/);
+});
+
+test('a worker that fails to load is started again, and the answer still shows', async () => {
+  const context = await flint.browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // The first load of the worker's wasm fails, as when the gateway restarts while the page loads.
+  let refused = 0;
+  await context.route('**/flint-worker_bg.wasm', (route) => (refused++ === 0 ? route.abort() : route.continue()));
+  const page = await context.newPage();
+  await page.goto(flint.gateway.url);
+  await waitConnected(page);
+  await runPrompt(page, 'scripted/counter@300', 'a counter, even so');
+  await waitForStatus(page, 'done', 30_000);
+  assert.match(await editorText(page), /<button/);
+  assert.ok(refused >= 2, `the worker was not started again (${refused} wasm requests)`);
+  await context.close();
 });
 
 test('Esc cancels the stream and the upstream request ends', async () => {
