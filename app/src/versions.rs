@@ -75,9 +75,16 @@ impl Versions {
     }
 
     /// Keeps `code` as a new version, child of the current one (opened code starts a tree of its
-    /// own), and makes it current; returns its index. Code equal to the current version's is not
-    /// kept twice.
+    /// own, or selects the version that already holds it), and makes it current; returns its
+    /// index. Code equal to the current version's is not kept twice.
     pub fn push(&mut self, code: String, prompt: &str, model: &str, at_ms: u64, origin: Origin) -> usize {
+        // Opening code that is already a version (from the history, say) selects that version.
+        if origin == Origin::Opened
+            && let Some(i) = self.list.iter().position(|v| v.code == code)
+        {
+            self.current = Some(i);
+            return i;
+        }
         let parent = if origin == Origin::Opened { None } else { self.current };
         self.push_from(parent, code, prompt, model, at_ms, origin)
     }
@@ -233,6 +240,8 @@ mod tests {
         v.push("x".into(), "", "", 2, Origin::Opened);
         assert_eq!(v.list()[1].parent, None);
         assert!(v.thread().is_empty(), "the thread stops at opened code");
+        assert_eq!(v.push("a".into(), "", "", 3, Origin::Opened), 0, "opening a kept version selects it");
+        assert_eq!((v.list().len(), v.current_index()), (2, Some(0)));
     }
 
     #[test]
