@@ -486,7 +486,9 @@ impl Inner {
         if update.code_reset || !update.code_append.is_empty() || !update.code_edits.is_empty() {
             self.notify(RunEvent::Streamed);
         }
-        self.state.answer_tokens.set(update.answer_tokens);
+        if self.state.answer_tokens.get_untracked() != update.answer_tokens {
+            self.state.answer_tokens.set(update.answer_tokens);
+        }
         let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
         let stopped = update.done && self.outcome.get() == Some(Outcome::Stopped);
         if let Some(report) = update.edits {
