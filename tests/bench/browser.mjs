@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
-import { quantile, startProbe, stopProbe } from './probe.mjs';
+import { frameStats, ms as f, startProbe, stopProbe } from './probe.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
 const RATES = process.env.FLINT_BENCH_RATES?.split(',').map(Number) ?? [1_000, 10_000, 50_000];
@@ -42,12 +42,7 @@ for (const rate of RATES) {
     streamMs += r.streamMs / RUNS;
     tokens = r.tokens;
   }
-  frames.sort((a, b) => a - b);
-  const row = {
-    rate, tokens, streamMs: Math.round(streamMs), frames: frames.length,
-    p50: quantile(frames, 0.5), p95: quantile(frames, 0.95), max: frames.at(-1) ?? NaN,
-    longTasks: longTasks.length, longestTask: longTasks.length ? Math.max(...longTasks) : 0,
-  };
+  const row = { rate, tokens, streamMs: Math.round(streamMs), ...frameStats(frames, longTasks) };
   rows.push(row);
   console.log(JSON.stringify(row));
 }
@@ -56,7 +51,6 @@ await browser.close();
 await gateway.stop();
 upstream.stop();
 
-const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const table = [
   '| upstream tok/s | tokens | stream ms | frames | p50 frame ms | p95 frame ms | max frame ms | long tasks (>50 ms) | longest ms |',
   '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

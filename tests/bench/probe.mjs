@@ -33,3 +33,19 @@ export function quantile(sorted, q) {
   if (!sorted.length) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
+
+/**
+ * What every browser benchmark reports of pooled `frames` and `longTasks` (ms): frame count, p50,
+ * p95 and longest frame, long tasks, those over 100 ms, and the longest.
+ */
+export function frameStats(frames, longTasks) {
+  const sorted = [...frames].sort((a, b) => a - b);
+  return {
+    frames: sorted.length, p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), max: sorted.at(-1) ?? NaN,
+    longTasks: longTasks.length, over100: longTasks.filter((d) => d > 100).length,
+    longestTask: longTasks.length ? Math.max(...longTasks) : 0,
+  };
+}
+
+/** A millisecond figure for a table: one decimal, `–` when there is none. */
+export const ms = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');

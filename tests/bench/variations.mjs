@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
-import { quantile, startProbe, stopProbe } from './probe.mjs';
+import { frameStats, ms as f, startProbe, stopProbe } from './probe.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
 const TILES = 10;
@@ -58,22 +58,14 @@ await browser.close();
 await gateway.stop();
 upstream.stop();
 
-const rows = MODES.map((mode, m) => {
-  const frames = pooled[m].frames.sort((a, b) => a - b);
-  const longTasks = pooled[m].longTasks;
-  return {
-    name: mode.name, streamMs: Math.round(pooled[m].streamMs), frames: frames.length,
-    p50: quantile(frames, 0.5), p95: quantile(frames, 0.95), max: frames.at(-1) ?? NaN,
-    longTasks: longTasks.length, over100: longTasks.filter((d) => d > 100).length,
-    longest: longTasks.length ? Math.max(...longTasks) : 0,
-  };
-});
-const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const rows = MODES.map((mode, m) => ({
+  name: mode.name, streamMs: Math.round(pooled[m].streamMs), ...frameStats(pooled[m].frames, pooled[m].longTasks),
+}));
 const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : '–');
 const table = [
   '| previews | stream ms | frames | p50 frame ms | p95 frame ms | max frame ms | long tasks (>50 ms) | over 100 ms | longest ms |',
   '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-  ...rows.map((r) => `| ${r.name} | ${r.streamMs} | ${r.frames} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.max)} | ${r.longTasks} | ${r.over100} | ${f(r.longest)} |`),
+  ...rows.map((r) => `| ${r.name} | ${r.streamMs} | ${r.frames} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.max)} | ${r.longTasks} | ${r.over100} | ${f(r.longestTask)} |`),
 ].join('\n');
 const report = `# Browser: ten variations streaming at once
 
