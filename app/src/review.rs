@@ -2,7 +2,6 @@
 //! rejected, and the code that results.
 
 use flint_protocol::diff::{DiffHunk, merge};
-use flint_protocol::worker::FailedEdit;
 
 /// A proposal under review.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,8 +14,6 @@ pub struct Review {
     pub hunks: Vec<DiffHunk>,
     /// Which hunks are kept (all, at first).
     pub accepted: Vec<bool>,
-    /// Blocks of the answer that did not apply.
-    pub failed: Vec<FailedEdit>,
     /// The prompt that asked for it.
     pub prompt: String,
     /// The model that answered.
@@ -38,18 +35,9 @@ pub struct HunkView {
 
 impl Review {
     /// A review of `proposal` against `base`, every hunk kept.
-    pub fn new(base: String, proposal: String, hunks: Vec<DiffHunk>, failed: Vec<FailedEdit>) -> Self {
+    pub fn new(base: String, proposal: String, hunks: Vec<DiffHunk>) -> Self {
         let accepted = vec![true; hunks.len()];
-        Self {
-            base,
-            proposal,
-            hunks,
-            accepted,
-            failed,
-            prompt: String::new(),
-            model: String::new(),
-            parent: None,
-        }
+        Self { base, proposal, hunks, accepted, prompt: String::new(), model: String::new(), parent: None }
     }
 
     /// The code with the kept hunks only; the base when the hunks do not fit the texts.
@@ -161,7 +149,7 @@ mod tests {
             },
             DiffHunk { old: 3..4, new: 3..4, old_bytes: 6..8, new_bytes: 8..10, ..Default::default() },
         ];
-        Review::new(base, proposal, hunks, Vec::new())
+        Review::new(base, proposal, hunks)
     }
 
     #[test]

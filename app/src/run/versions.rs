@@ -126,7 +126,8 @@ impl Inner {
             )));
             return;
         }
-        let mut review = Review::new(base.clone(), proposal, report.hunks, report.failed);
+        // Blocks that did not apply stay listed from `state.edit` (see `FailedEdits`).
+        let mut review = Review::new(base.clone(), proposal, report.hunks);
         review.prompt = job.prompt;
         review.model = model;
         review.parent = job.parent;
