@@ -49,3 +49,10 @@ export function frameStats(frames, longTasks) {
 
 /** A millisecond figure for a table: one decimal, `–` when there is none. */
 export const ms = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+
+/** The frame columns every browser benchmark's table ends with (`frameStats` fields). */
+export const FRAME_HEADER = '| frames | p50 frame ms | p95 frame ms | max frame ms | long tasks (>50 ms) | longest ms |';
+export const FRAME_ALIGN = '|---:|---:|---:|---:|---:|---:|';
+
+/** A row's frame cells, matching `FRAME_HEADER`. */
+export const frameCells = (r) => `| ${r.frames} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.max)} | ${r.longTasks} | ${ms(r.longestTask)} |`;
