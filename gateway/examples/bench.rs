@@ -15,12 +15,13 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, bail};
 use flint_gateway::config::{Config, ModelConfig, OpenAiConfig, ProviderConfig};
 use flint_gateway::providers::sse::SseParser;
-use flint_gateway::{AppState, app};
+use flint_gateway::{AppState, app, serve};
 use flint_protocol::{ChatMessage, ClientMessage, GenParams, Role, ServerMessage, StartRequest};
 use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
 use futures::{SinkExt, StreamExt};
 use serde::Deserialize;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 const RATES: [u32; 3] = [1_000, 10_000, 50_000];
 /// How this report was produced (the embedded model plays no part, so it may be left out).
@@ -108,12 +109,13 @@ async fn main() -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
     let shutdown = state.shutdown().clone();
     let router = app(state);
-    let server = tokio::spawn(async move {
-        axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned()).await
-    });
+    let server = tokio::spawn(serve::serve(listener, router, serve::DEFAULT_HEADER_READ_TIMEOUT, shutdown));
 
     let http = reqwest::Client::builder().tcp_nodelay(true).build()?;
-    let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws")).await?;
+    // As the app's own page: the gateway refuses a socket without its origin.
+    let mut request = format!("ws://{addr}/ws").into_client_request()?;
+    request.headers_mut().insert("origin", format!("http://{addr}").parse()?);
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await?;
     next_frame(&mut ws).await?; // Hello
     let mut stream_id = 0u32;
     let mut rows = Vec::new();

@@ -63,6 +63,14 @@ pub struct ServerConfig {
     pub max_frame_bytes: usize,
     /// `max_tokens` used when the client sends none, and the cap on what it sends.
     pub max_tokens: u32,
+    /// Origins (`scheme://host[:port]`) whose pages may use `/ws` and `/api` besides the gateway's
+    /// own, e.g. `http://127.0.0.1:8080` for `trunk serve`. See [`crate::access`].
+    pub allowed_origins: Vec<String>,
+    /// Host names the gateway answers to besides loopback ones (loopback names are always served
+    /// while it listens on loopback). Set them when it listens elsewhere, against DNS rebinding.
+    pub hosts: Vec<String>,
+    /// How long a client may take to send a request's headers, in milliseconds.
+    pub header_read_timeout_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -73,6 +81,9 @@ impl Default for ServerConfig {
             max_streams_per_connection: 16,
             max_frame_bytes: 2 * 1024 * 1024,
             max_tokens: 8192,
+            allowed_origins: Vec::new(),
+            hosts: Vec::new(),
+            header_read_timeout_ms: 10_000,
         }
     }
 }
@@ -182,6 +193,15 @@ pub struct LocalConfig {
     /// Longest answer in tokens, whatever the request asks. A small model that loops instead of
     /// closing its page would otherwise decode until the context window is full.
     pub max_tokens: u32,
+    /// Requests waiting for a free sequence (not yet started), all tabs together. More are refused
+    /// at once (`rate_limited`): a queue the model cannot drain only holds memory and promises.
+    pub max_waiting: usize,
+    /// Requests one tab (connection) may have waiting; more are refused at once.
+    pub max_waiting_per_connection: usize,
+    /// Prompt bytes waiting, all tabs together; more are refused at once.
+    pub max_waiting_bytes: usize,
+    /// Prompt bytes one tab may have waiting; more are refused at once.
+    pub max_waiting_bytes_per_connection: usize,
 }
 
 impl Default for LocalConfig {
@@ -197,6 +217,12 @@ impl Default for LocalConfig {
             system_prompt: None,
             prime_html: true,
             max_tokens: 2048,
+            // Eight tabs' worth of a full fan-out at eight sequences; see `local::queue` for why.
+            max_waiting: 64,
+            // `server.max_streams_per_connection`'s default: a tab alone is never refused here.
+            max_waiting_per_connection: 16,
+            max_waiting_bytes: 32 << 20,
+            max_waiting_bytes_per_connection: 4 << 20,
         }
     }
 }
@@ -237,6 +263,11 @@ pub enum ConfigError {
         "{QUICK_START_BASE_URL} is set but {QUICK_START_MODELS} is empty; list the model names, comma-separated"
     )]
     QuickStartWithoutModels,
+    /// An entry of `server.allowed_origins` is not an origin.
+    #[error(
+        "server.allowed_origins: {0:?} is not an origin; write it as scheme://host[:port], e.g. http://127.0.0.1:8080"
+    )]
+    BadOrigin(String),
     /// Two providers share a name, so model ids would be ambiguous.
     #[error("two providers are named {0:?}; give each a distinct name")]
     DuplicateProvider(String),
@@ -297,6 +328,9 @@ impl Config {
         if self.providers.is_empty() {
             self.providers.push(ProviderConfig::Local(LocalConfig::default()));
         }
+        if let Some(bad) = self.server.allowed_origins.iter().find(|o| normalise_origin(o).is_none()) {
+            return Err(ConfigError::BadOrigin(bad.clone()));
+        }
         let mut names = std::collections::HashSet::new();
         for provider in &self.providers {
             if !names.insert(provider.name()) {
@@ -305,6 +339,18 @@ impl Config {
         }
         Ok(self)
     }
+}
+
+/// `scheme://host[:port]` in lower case without a default port, or `None` for anything else.
+pub fn normalise_origin(origin: &str) -> Option<String> {
+    let origin = origin.trim().to_ascii_lowercase();
+    let (scheme, rest) = origin.split_once("://")?;
+    if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
+        return None;
+    }
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    let rest = rest.strip_suffix(default_port).unwrap_or(rest);
+    Some(format!("{scheme}://{rest}"))
 }
 
 impl ProviderConfig {

@@ -4,12 +4,14 @@ use std::io::ErrorKind;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::header::CONTENT_SECURITY_POLICY;
+use axum::http::{HeaderValue, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use flint_protocol::ModelList;
 
 use crate::AppState;
 use crate::error::AppError;
+use crate::headers::{app_csp, inline_script_hashes};
 
 /// `GET /healthz`.
 pub async fn healthz() -> &'static str {
@@ -41,10 +43,28 @@ pub async fn app_fallback(State(state): State<AppState>, uri: Uri) -> Result<Res
     if is_file {
         return Ok((StatusCode::NOT_FOUND, "not found").into_response());
     }
+    index_page(&state, uri.path() == "/").await
+}
+
+/// `GET /` and `GET /index.html`: the app.
+pub async fn index(State(state): State<AppState>) -> Result<Response, AppError> {
+    index_page(&state, true).await
+}
+
+/// The built app's `index.html`, with a policy that allows exactly its inline scripts (Trunk's
+/// loader), read each time so that a rebuilt app is served with its new hashes.
+async fn index_page(state: &AppState, root: bool) -> Result<Response, AppError> {
     match tokio::fs::read_to_string(state.dist().join("index.html")).await {
-        Ok(index) => Ok(Html(index).into_response()),
+        Ok(index) => {
+            let csp = app_csp(&inline_script_hashes(&index));
+            let mut response = Html(index).into_response();
+            if let Ok(value) = HeaderValue::from_str(&csp) {
+                response.headers_mut().insert(CONTENT_SECURITY_POLICY, value);
+            }
+            Ok(response)
+        }
         Err(err) if err.kind() == ErrorKind::NotFound => {
-            let status = if uri.path() == "/" { StatusCode::OK } else { StatusCode::NOT_FOUND };
+            let status = if root { StatusCode::OK } else { StatusCode::NOT_FOUND };
             Ok((status, Html(NOT_BUILT_PAGE)).into_response())
         }
         Err(err) => Err(err.into()),

@@ -2,24 +2,30 @@
 //! OpenAI-compatible providers and the embedded model, plus the built app and a model list.
 //!
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
-//! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/share` and
-//! `GET /s/<id>` ([`shares`]), and everything else from the built app (`server.dist`, with `index.html` as the fallback for client-side routes).
+//! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
+//! `POST /api/share` and `GET /s/<id>` ([`shares`]), and everything else from the built app
+//! (`server.dist`, with `index.html` as the fallback for client-side routes). Every request passes
+//! [`access::guard`] (who may ask) and gets [`headers::security_headers`]; [`serve::serve`] runs it.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
+use axum::middleware;
 use axum::routing::{get, post};
 use tower_http::services::ServeDir;
 use tower_http::trace::TraceLayer;
 
+pub mod access;
 pub mod config;
 pub mod error;
+pub mod headers;
 pub mod http;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
 #[cfg(feature = "local")]
 pub mod local;
 pub mod models;
 pub mod providers;
+pub mod serve;
 pub mod shares;
 mod state;
 pub mod ws;
@@ -30,9 +36,12 @@ pub use state::AppState;
 pub fn app(state: AppState) -> Router {
     let files = ServeDir::new(state.dist()).fallback(http::app_fallback.with_state(state.clone()));
     Router::new()
+        .route("/", get(http::index))
+        .route("/index.html", get(http::index))
         .route("/ws", get(ws::handler))
         .route("/healthz", get(http::healthz))
         .route("/api/models", get(http::models))
+        .route("/api/access", post(access::probe))
         .route(
             "/api/share",
             // Room above the link limit, so a link a little too long gets the handler's clear 413.
@@ -40,6 +49,8 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/s/{id}", get(shares::open))
         .fallback_service(files)
+        .layer(middleware::from_fn_with_state(state.clone(), access::guard))
+        .layer(middleware::from_fn(headers::security_headers))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -1,4 +1,4 @@
-//! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR]`
+//! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]…`
 //!
 //! Reads the configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
 //! Logging follows `RUST_LOG` (default `info`).
@@ -6,15 +6,19 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use flint_gateway::config::Config;
-use flint_gateway::{AppState, app};
+use flint_gateway::{AppState, app, serve};
 use tracing_subscriber::EnvFilter;
 
-const USAGE: &str = "usage: flint-gateway [--config PATH] [--listen ADDR] [--dist DIR]
-  --config  flint.toml to read (default: ./flint.toml when it exists)
-  --listen  address to serve on (default: server.listen, 127.0.0.1:8787)
-  --dist    the built app to serve at / (default: server.dist, ./dist)
+const USAGE: &str =
+    "usage: flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]...
+  --config        flint.toml to read (default: ./flint.toml when it exists)
+  --listen        address to serve on (default: server.listen, 127.0.0.1:8787)
+  --dist          the built app to serve at / (default: server.dist, ./dist)
+  --allow-origin  also accept pages of this origin (added to server.allowed_origins), e.g.
+                  http://127.0.0.1:8080 for `trunk serve`
 Without a file, FLINT_OPENAI_BASE_URL, FLINT_OPENAI_MODELS and FLINT_OPENAI_API_KEY configure one
 OpenAI-compatible provider. Logging: RUST_LOG (default info).";
 
@@ -23,6 +27,7 @@ struct Args {
     config: Option<PathBuf>,
     listen: Option<SocketAddr>,
     dist: Option<PathBuf>,
+    allow_origins: Vec<String>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -33,6 +38,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
             "--config" => parsed.config = Some(value()?.into()),
             "--listen" => parsed.listen = Some(value()?.parse().map_err(|e| format!("--listen: {e}"))?),
             "--dist" => parsed.dist = Some(value()?.into()),
+            "--allow-origin" => parsed.allow_origins.push(value()?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -56,7 +62,11 @@ async fn main() -> ExitCode {
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
     let env = |name: &str| std::env::var(name).ok();
-    let mut config = match Config::discover(args.config.as_deref()).and_then(|c| c.complete(&env)) {
+    let configured = Config::discover(args.config.as_deref()).map(|mut config| {
+        config.server.allowed_origins.extend(args.allow_origins);
+        config
+    });
+    let mut config = match configured.and_then(|c| c.complete(&env)) {
         Ok(config) => config,
         Err(err) => {
             tracing::error!("{err}");
@@ -85,13 +95,23 @@ async fn main() -> ExitCode {
     };
     let addr = listener.local_addr().unwrap_or(config.server.listen);
     tracing::info!("Flint is serving on http://{addr}/ (app from {})", config.server.dist.display());
+    if !addr.ip().is_loopback() && config.server.hosts.is_empty() {
+        tracing::warn!(
+            "listening on {addr} with no server.hosts: a site whose name resolves to this machine (DNS rebinding) \
+             can reach this gateway; list the names it is served under in server.hosts"
+        );
+    }
     let shutdown = state.shutdown().clone();
-    let served = axum::serve(listener, app(state)).with_graceful_shutdown(async move {
-        stop_signal().await;
-        tracing::info!("shutting down");
-        shutdown.cancel();
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            stop_signal().await;
+            tracing::info!("shutting down");
+            shutdown.cancel();
+        }
     });
-    match served.await {
+    let header_timeout = Duration::from_millis(config.server.header_read_timeout_ms.max(1));
+    match serve::serve(listener, app(state), header_timeout, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             tracing::error!("server failed: {err}");

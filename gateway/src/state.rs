@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use flint_protocol::ModelList;
 use tokio_util::sync::CancellationToken;
 
+use crate::access::Access;
 use crate::config::{Config, ServerConfig};
 use crate::models;
 use crate::providers::{self, Provider};
@@ -19,6 +20,7 @@ pub struct AppState(Arc<Inner>);
 struct Inner {
     providers: Vec<Arc<dyn Provider>>,
     server: ServerConfig,
+    access: Access,
     default_model: Option<String>,
     shutdown: CancellationToken,
     next_connection: AtomicU64,
@@ -32,6 +34,7 @@ impl AppState {
         Self(Arc::new(Inner {
             providers,
             server: config.server.clone(),
+            access: Access::new(&config.server),
             default_model: config.default_model.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
@@ -53,6 +56,11 @@ impl AppState {
     /// Listening address, limits and the app folder.
     pub fn limits(&self) -> &ServerConfig {
         &self.0.server
+    }
+
+    /// Who may use the gateway.
+    pub fn access(&self) -> &Access {
+        &self.0.access
     }
 
     /// The built app's folder.

@@ -6,13 +6,14 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use flint_gateway::config::{Config, ModelConfig, OpenAiConfig, ProviderConfig};
-use flint_gateway::{AppState, app};
+use flint_gateway::{AppState, app, serve};
 use flint_protocol::{ClientMessage, ServerMessage, StartRequest};
 use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
 use futures::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// The key the tests configure; it must never reach a client.
@@ -81,9 +82,8 @@ pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Gateway {
     let addr = listener.local_addr().expect("bound address");
     let router = app(state.clone());
     let shutdown = state.shutdown().clone();
-    let server = tokio::spawn(async move {
-        axum::serve(listener, router).with_graceful_shutdown(shutdown.cancelled_owned()).await
-    });
+    let timeout = Duration::from_millis(config.server.header_read_timeout_ms);
+    let server = tokio::spawn(serve::serve(listener, router, timeout, shutdown));
     Gateway { upstream, addr, state, server }
 }
 
@@ -93,6 +93,18 @@ pub async fn start() -> Gateway {
 
 pub fn fixture(name: &str) -> String {
     std::fs::read_to_string(fixtures_dir().join(format!("{name}.md"))).expect("fixture exists")
+}
+
+/// Opens `/ws` with `origin` (none: no `Origin` header); the gateway's refusal is the error.
+pub async fn handshake(
+    addr: SocketAddr,
+    origin: Option<&str>,
+) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://{addr}/ws?protocol=1").into_client_request()?;
+    if let Some(origin) = origin {
+        request.headers_mut().insert("origin", origin.parse().expect("origin header"));
+    }
+    tokio_tungstenite::connect_async(request).await.map(|(ws, _)| ws)
 }
 
 pub struct Client {
@@ -111,11 +123,9 @@ pub struct Outcome {
 }
 
 impl Client {
-    /// Connects and checks the `Hello`.
+    /// Connects as a page of the gateway's own origin would, and checks the `Hello`.
     pub async fn connect(addr: SocketAddr) -> Self {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws?protocol=1"))
-            .await
-            .expect("WebSocket handshake");
+        let ws = handshake(addr, Some(&format!("http://{addr}"))).await.expect("WebSocket handshake");
         let mut client = Self { ws, raw: Vec::new() };
         let hello = client.next().await;
         assert!(
