@@ -6,13 +6,13 @@ use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox, RestoredNotice,
-    ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid, VersionsBar,
+    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox,
+    RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid, VersionsBar,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
 use crate::interop::http::{FetchError, get_json};
-use crate::interop::page_hash;
+use crate::interop::{forget_page_hash, page_hash};
 use crate::meter::use_budget;
 use crate::models::preferred_choice;
 use crate::run::Runner;
@@ -149,6 +149,7 @@ pub fn App() -> impl IntoView {
                 <ShareButton />
                 <ConnectionStatus />
             </header>
+            <GatewayProblem />
             <ModelNotice />
             <SharedLinkBanner />
             <RestoredNotice />
@@ -203,7 +204,9 @@ fn open_shared_link(
     link: SharedLink,
 ) {
     let Some(encoded) = link_in_hash(hash) else { return };
-    match decode(encoded) {
+    let decoded = decode(encoded);
+    forget_page_hash();
+    match decoded {
         Ok(shared) => {
             draft.prompt.set(shared.prompt);
             if let Some(goal) = shared.system.filter(|g| !g.trim().is_empty()) {

@@ -18,7 +18,6 @@ use flint_protocol::{FinishReason, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
-use crate::capture::with_capture;
 use crate::console::{ConsoleLevel, ConsoleLog};
 use crate::export::page_of_code;
 use crate::gateway::{StreamEvent, StreamHandler};
@@ -62,6 +61,8 @@ struct Inner {
     preview: RefCell<Option<Preview>>,
     /// A page to run in the preview once it exists.
     pending_render: RefCell<Option<String>>,
+    /// The page last rendered as a whole (not a streaming snapshot): what "Run this page" runs.
+    shown_page: RefCell<Option<String>>,
     /// The last answer's preview document (its CSS and JS files inlined).
     document: RefCell<Option<String>>,
     /// The preview is about to show the person's edits.
@@ -118,6 +119,7 @@ impl Runner {
                 pending_code: RefCell::new(None),
                 preview: RefCell::new(None),
                 pending_render: RefCell::new(None),
+                shown_page: RefCell::new(None),
                 document: RefCell::new(None),
                 edit_render: RefCell::new(None),
                 current: Cell::new(None),
@@ -172,11 +174,12 @@ impl Runner {
         pending.or_else(|| self.0.editor.borrow().as_ref().map(Editor::text))
     }
 
-    /// Puts finished `code` in the editor and runs it in the preview (a shared link, a restored
-    /// session, an entry from the history), stopping a generation under way so that it does not
-    /// write over it.
+    /// Puts finished `code` that came from outside (a shared link, a restored session, an entry
+    /// from the history) in the editor, and in the preview as a still page whose scripts wait for
+    /// [`Self::run_held_page`]; stops a generation under way so that it does not write over it.
     pub fn show_code(&self, code: String) {
         self.cancel();
+        self.0.state.held.set(true);
         self.0.state.review.set(None);
         self.0.keep_version(&code, "", "", Origin::Opened);
         self.0.show_version(code, None, Vec::new());
@@ -205,12 +208,24 @@ impl Runner {
         *self.0.observer.borrow_mut() = observer;
     }
 
+    /// Runs the page held still since it came from outside: the person clicked "Run this page".
+    pub fn run_held_page(&self) {
+        let inner = &self.0;
+        if !inner.state.held.get_untracked() {
+            return;
+        }
+        inner.state.held.set(false);
+        if let Some(page) = inner.shown_page.borrow().clone() {
+            inner.render(page);
+        }
+    }
+
     /// Gives the runner the preview to render into.
     pub fn attach_preview(&self, preview: Option<Preview>) {
-        if let (Some(preview), Some(page)) = (&preview, self.0.pending_render.take()) {
-            preview.run(&with_capture(&page), || {});
-        }
         *self.0.preview.borrow_mut() = preview;
+        if let Some(page) = self.0.pending_render.take() {
+            self.0.render(page);
+        }
     }
 
     /// Adds a line to the console panel.
@@ -235,6 +250,8 @@ impl Runner {
         };
         self.stop_current();
         inner.cancel_tiles();
+        // The person asked for this page: it runs when complete.
+        state.held.set(false);
         state.tiles.set(Vec::new());
         state.error.set(None);
         state.served_by.set(None);
@@ -372,10 +389,16 @@ impl Inner {
         }
     }
 
-    /// Runs a finished `page` in the main preview, now or once it is attached.
+    /// Runs a finished `page` in the main preview, now or once it is attached; while the page is
+    /// held (it came from outside), shows it still instead: scripts removed, as while streaming.
     fn render(&self, page: String) {
+        *self.shown_page.borrow_mut() = Some(page.clone());
         match self.preview.borrow().as_ref() {
-            Some(preview) => preview.run(&with_capture(&page), || {}),
+            Some(preview) if self.state.held.get_untracked() => {
+                preview.begin();
+                preview.snapshot(&page);
+            }
+            Some(preview) => preview.run(&page, || {}),
             None => *self.pending_render.borrow_mut() = Some(page),
         }
     }
@@ -509,7 +532,7 @@ impl Inner {
         match (update.preview, preview.as_ref()) {
             (Some(doc), Some(preview)) if complete => {
                 let weak = Rc::downgrade(self);
-                preview.run(&with_capture(&doc), move || {
+                preview.run(&doc, move || {
                     if let Some(inner) = weak.upgrade()
                         && inner.current.get() == Some(id)
                     {

@@ -75,7 +75,7 @@ function modelToml(model) {
 }
 
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
-export async function startGateway({ upstreamUrl, port, models = [] }) {
+export async function startGateway({ upstreamUrl, port, models = [], args = [] }) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
   const config = join(dir, 'flint.toml');
@@ -103,7 +103,7 @@ models = [
 [[providers]]
 kind = "local"
 `);
-  const proc = spawn(bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config],
+  const proc = spawn(bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
   const log = collect(proc, 'gateway');
   const url = `http://127.0.0.1:${port}`;

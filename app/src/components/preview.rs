@@ -9,7 +9,8 @@ use crate::run::expect_runner;
 /// Where the preview runtime is served (copied from `public/` by Trunk).
 const RUNTIME_URL: &str = "preview.html";
 
-/// The preview pane: sandboxed frames managed by `app/js/preview.js`.
+/// The preview pane: sandboxed frames managed by `app/js/preview.js`, and, while the page came
+/// from outside, the button that runs it.
 #[component]
 pub fn Preview() -> impl IntoView {
     let runner = expect_runner();
@@ -20,6 +21,22 @@ pub fn Preview() -> impl IntoView {
         let frames = PreviewFrames::new(&el, RUNTIME_URL, move |level, text| logger.log(level, text));
         attach.attach_preview(Some(frames));
     });
+    let held = runner.state().held;
+    let run_held = runner.clone();
     on_cleanup(move || runner.attach_preview(None));
-    view! { <div class="preview-stack" node_ref=container></div> }
+    view! {
+        <Show when=move || held.get()>
+            <div class="held-page" data-testid="held-page" role="status">
+                <span>
+                    "This page came from a link, the history or an earlier session: it is shown still, \
+                     its scripts have not run."
+                </span>
+                <button data-testid="run-held-page" on:click={
+                    let runner = run_held.clone();
+                    move |_| runner.run_held_page()
+                }>"Run this page"</button>
+            </div>
+        </Show>
+        <div class="preview-stack" node_ref=container></div>
+    }
 }

@@ -16,6 +16,7 @@ use send_wrapper::SendWrapper;
 use super::backoff::reconnect_delay_ms;
 use super::streams::{Routed, StreamEvent, Streams};
 use super::{ConnectionState, UseGatewayOptions, socket_url};
+use crate::interop::http::{FetchError, post_empty};
 use crate::interop::socket::{Socket, SocketCallbacks};
 use crate::interop::{now_ms, online, page_origin, random};
 
@@ -265,7 +266,29 @@ fn on_close(inner: &Rc<Inner>, code: u16, reason: &str) {
     for (handler, event) in lost {
         handler(event);
     }
+    if !inner.ever_connected.get() && inner.attempt.get() == 1 {
+        ask_why_refused(inner);
+    }
     schedule_reconnect(inner);
+}
+
+/// A socket that never opened may have been refused: a browser hides the 403 from the page, so ask
+/// the gateway's access probe, whose refusal says what to change. Asked once, on the second
+/// failure in a row (a first one is often a gateway still starting).
+fn ask_why_refused(inner: &Rc<Inner>) {
+    if inner.options.url.is_some() {
+        return;
+    }
+    let weak = SendWrapper::new(Rc::downgrade(inner));
+    leptos::task::spawn_local(async move {
+        let refused = match post_empty("/api/access").await {
+            Err(FetchError::Refused { status: 403, message, .. }) => message,
+            _ => return,
+        };
+        if let Some(inner) = weak.upgrade() {
+            inner.problem.set(Some(format!("The gateway refused this page: {refused}")));
+        }
+    });
 }
 
 fn schedule_reconnect(inner: &Rc<Inner>) {

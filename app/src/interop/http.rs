@@ -73,6 +73,19 @@ pub async fn post_json<B: serde::Serialize, T: DeserializeOwned>(
     parse(url, &text)
 }
 
+/// POSTs nothing to `url`: `Ok` for a success status, else the server's sentence. (A POST, because
+/// a browser sends `Origin` with it even to the page's own server, and the origin is what the
+/// gateway judges.)
+pub async fn post_empty(url: &str) -> Result<(), FetchError> {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    let (status, text) = fetch_text(url, &init).await?;
+    if (200..300).contains(&status) {
+        return Ok(());
+    }
+    Err(FetchError::Refused { url: url.to_owned(), status, message: text })
+}
+
 /// Fetches `url` and reads the whole body as text, whatever the status.
 async fn fetch_text(url: &str, init: &web_sys::RequestInit) -> Result<(u16, String), FetchError> {
     let network = network_error(url);

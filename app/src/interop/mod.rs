@@ -51,6 +51,23 @@ pub fn page_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
+/// Takes the fragment off the address bar without reloading or adding a history entry: a shared
+/// link's `#p=…` has been read, and left there it would be the page's base URL, visible to
+/// whatever reads `document.URL` or a referrer.
+pub fn forget_page_hash() {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let path = location.pathname().unwrap_or_else(|_| "/".into());
+    let search = location.search().unwrap_or_default();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}{search}")),
+        );
+    }
+}
+
 /// The page's origin (`http://host:port`) and path (`/`), without its query or fragment.
 pub fn page_address() -> (String, String) {
     let location = web_sys::window().map(|w| w.location());

@@ -73,6 +73,10 @@ pub struct RunState {
     /// Bumped whenever the editor's code changes as a whole (a version shown, an answer finished,
     /// edits rendered), so that what measures the code reads it again.
     pub code_revision: RwSignal<u64>,
+    /// The preview shows code that came from outside the person's hands (a shared link, a restored
+    /// session, the history) as a still page: its scripts run only once the person clicks "Run
+    /// this page" (or runs a prompt, or promotes a tile).
+    pub held: RwSignal<bool>,
 }
 
 impl RunState {
@@ -92,6 +96,7 @@ impl RunState {
             review: RwSignal::new(None),
             versions: RwSignal::new(Versions::default()),
             code_revision: RwSignal::new(0),
+            held: RwSignal::new(false),
         }
     }
 }

@@ -13,7 +13,6 @@ use flint_protocol::{FinishReason, StreamId, StreamMetrics, Usage};
 use leptos::prelude::*;
 
 use super::{Inner, Outcome, RunEvent, Runner, StreamStatus};
-use crate::capture::with_capture;
 use crate::console::{ConsoleLevel, ConsoleLog};
 use crate::gateway::{StreamEvent, StreamHandler};
 use crate::interop::now_ms;
@@ -258,6 +257,8 @@ impl Runner {
             return Err("it has no code to promote");
         }
         inner.keep_version_from(tile.job.parent, &code, &tile.job.prompt, &tile.lane.model, Origin::Promoted);
+        // The person generated this page and picked it: it runs, as it did in its tile.
+        inner.state.held.set(false);
         inner.show_version(code, tile.document.borrow().clone(), tile.files.borrow().clone());
         for other in inner.tiles.borrow().iter() {
             other.view.promoted.set(other.view.key == key);
@@ -421,7 +422,7 @@ impl Inner {
     fn show_tile_page(self: &Rc<Self>, tile: &Rc<TileRun>, preview: &Preview, doc: &str) {
         let (weak_inner, weak_tile) = (Rc::downgrade(self), Rc::downgrade(tile));
         let id = tile.stream.get();
-        preview.run(&with_capture(doc), move || {
+        preview.run(doc, move || {
             if let (Some(inner), Some(tile)) = (weak_inner.upgrade(), weak_tile.upgrade())
                 && tile.stream.get() == id
                 && !tile.frozen.get()

@@ -1,0 +1,22 @@
+//! A banner for a problem with the gateway connection itself: the gateway refused this page (and
+//! why), or it speaks another protocol version.
+
+use leptos::prelude::*;
+
+use crate::app::GatewayStatus;
+
+/// Shown while the connection has a problem the person must act on.
+#[component]
+pub fn GatewayProblem() -> impl IntoView {
+    let status = expect_context::<GatewayStatus>();
+    move || {
+        status.problem.get().map(|text| {
+            view! {
+                <div class="banner notice" data-testid="gateway-problem" role="alert">
+                    <strong>"Cannot use the gateway"</strong>
+                    <span class="banner-text">{text}</span>
+                </div>
+            }
+        })
+    }
+}
