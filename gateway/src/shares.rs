@@ -1,7 +1,10 @@
 //! Stored short links: a shared prompt kept in SQLite under an unguessable id, for links too long
 //! to paste into a chat app. `POST /api/share` stores a link (the text a `#p=` fragment carries)
 //! and answers its id; `GET /s/<id>` sends the browser to `/#p=<link>`, so the app opens it exactly
-//! as it opens a fragment link. Only links that decode are stored: the store never holds junk.
+//! as it opens a fragment link. Only links that decode are stored, trimmed: the store never holds
+//! junk. A stored link becomes a `Location` header, so `/s/<id>` checks it again before sending
+//! it: a row from an older gateway (which stored links untrimmed) or edited by hand must never
+//! break the response or add headers to it.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -9,7 +12,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
 use axum::extract::{Path as UrlPath, State};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::http::StatusCode;
+use axum::http::header::{HeaderValue, LOCATION};
+use axum::response::{IntoResponse, Response};
 use flint_protocol::share::decode;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -163,11 +168,13 @@ pub async fn create(
 ) -> Result<Response, AppError> {
     let store = store(&state)?;
     let limit = state.share_limit();
-    if request.link.len() > limit {
+    // Pasted links often carry a line end; stored with it, it would end up in the redirect.
+    let link = request.link.trim().to_owned();
+    if link.len() > limit {
         return Err(AppError::LinkTooLarge(limit));
     }
-    decode(&request.link).map_err(|err| AppError::BadLink(err.to_string()))?;
-    let id = tokio::task::spawn_blocking(move || store.put(&request.link)).await??;
+    decode(&link).map_err(|err| AppError::BadLink(err.to_string()))?;
+    let id = tokio::task::spawn_blocking(move || store.put(&link)).await??;
     Ok(Json(ShareCreated { path: format!("/s/{id}"), id }).into_response())
 }
 
@@ -177,9 +184,27 @@ pub async fn open(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -
     if !valid_id(&id) {
         return Err(AppError::ShareNotFound);
     }
-    let link = tokio::task::spawn_blocking(move || store.get(&id)).await??;
+    let key = id.clone();
+    let link = tokio::task::spawn_blocking(move || store.get(&key)).await??;
     let link = link.ok_or(AppError::ShareNotFound)?;
-    Ok(Redirect::to(&format!("/#p={link}")).into_response())
+    let Some(location) = location(&link) else {
+        tracing::warn!(id = %id, "a stored share link is damaged and cannot be opened");
+        return Err(AppError::BadLink(DAMAGED.to_owned()));
+    };
+    Ok((StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response())
+}
+
+/// What `/s/<id>` answers for a stored link that cannot be opened.
+const DAMAGED: &str =
+    "the shared prompt stored at this address is damaged and cannot be opened; ask for a new link";
+
+/// The redirect to the app for a stored link, if it is a link: one that decodes, trimmed as new
+/// ones are. Decoding admits only the characters of a link, and the header value is built without
+/// panicking, so no stored bytes can end the header or start another.
+fn location(link: &str) -> Option<HeaderValue> {
+    let link = link.trim();
+    decode(link).ok()?;
+    HeaderValue::from_str(&format!("/#p={link}")).ok()
 }
 
 #[cfg(test)]
@@ -218,6 +243,16 @@ mod tests {
         let store = ShareStore::open(&path).expect("second open must not re-create the table");
         let version: i64 = store.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
         assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn only_stored_links_that_decode_become_a_location() {
+        let link = flint_protocol::share::encode(&flint_protocol::share::SharedPrompt::new("a page"));
+        let expected = HeaderValue::from_str(&format!("/#p={link}")).expect("a header value");
+        assert_eq!(location(&format!("{link}\r\n")), Some(expected), "older rows were stored untrimmed");
+        for damaged in [format!("{link}\r\nSet-Cookie: a=b"), format!("{link}\u{0}"), "v1.\t".to_owned()] {
+            assert_eq!(location(&damaged), None, "{damaged:?}");
+        }
     }
 
     #[test]

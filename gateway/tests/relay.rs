@@ -5,9 +5,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, KEY, KEY_ENV, fixture, start, start_with};
+use common::{Client, Gateway, KEY, KEY_ENV, fixture, start, start_with};
+use flint_gateway::config::{ModelConfig, ProviderConfig};
 use flint_protocol::{ClientMessage, ErrorCode, FinishReason, ServerMessage};
-use flint_scripted_upstream::DROP_MIDWAY_TEXT;
+use flint_scripted_upstream::{DROP_MIDWAY_TEXT, LEAK_PREFIX, LEAK_SUFFIX};
 
 fn error_of(end: &ServerMessage) -> (ErrorCode, &str, Option<u64>) {
     match end {
@@ -23,7 +24,7 @@ async fn a_stream_arrives_in_order_and_complete() {
     let gw = start().await;
     let mut client = Client::connect(gw.addr).await;
     let outcome = client.run(1, "counter@20000").await;
-    assert_eq!(outcome.started.as_deref(), Some("counter@20000"), "Started names the upstream's model");
+    assert_eq!(outcome.started.as_deref(), Some("counter@20000"), "Started names the model picked");
     assert_eq!(outcome.text, fixture("counter"), "the relayed text differs from the fixture");
     let expected: Vec<u32> = (0..outcome.seqs.len() as u32).collect();
     assert_eq!(outcome.seqs, expected, "seq must count delta frames without gaps");
@@ -199,4 +200,125 @@ async fn streams_beyond_the_limit_are_refused() {
         done.iter()
             .all(|(_, o)| matches!(o.end, ServerMessage::Done { finish: FinishReason::Cancelled, .. }))
     );
+}
+
+/// A gateway that also offers the `leak-*` scripts, which echo the key they were sent.
+async fn start_leaky() -> Gateway {
+    start_with(|config| {
+        for provider in &mut config.providers {
+            if let ProviderConfig::Openai(openai) = provider {
+                let leaks = ["leak-model", "leak-masked", "leak-upper", "leak-spaced", "leak-piece"]
+                    .into_iter()
+                    .chain(["leak-midstream", "leak-content@40", "leak-not-sse"]);
+                openai.models.extend(leaks.map(|id| ModelConfig {
+                    id: id.into(),
+                    label: None,
+                    context_window: 8192,
+                    tokenizer: None,
+                }));
+            }
+        }
+    })
+    .await
+}
+
+/// Letters and digits only, lower-cased: what is left of a key once case and separators are gone.
+fn skeleton(text: &str) -> String {
+    text.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// What of the key `text` shows, if anything: 12 or more of its letters and digits in a row
+/// (whatever the case or the separators between them), or its masked form.
+fn shows_key(text: &str) -> Option<String> {
+    let (key, text_skeleton) = (skeleton(KEY), skeleton(text));
+    if let Some(run) = (0..=key.len() - 12).map(|at| &key[at..at + 12]).find(|w| text_skeleton.contains(*w)) {
+        return Some(format!("{run:?} of the key"));
+    }
+    let lower = text.to_lowercase();
+    (lower.contains("sk-sc") || lower.contains("*cret")).then(|| "the masked key".to_owned())
+}
+
+/// Checks that no frame the client received shows the key, nor the text of all deltas together.
+fn assert_no_key(client: &Client, text: &str) {
+    for frame in &client.raw {
+        assert_eq!(shows_key(frame), None, "a frame shows the key: {frame}");
+    }
+    assert_eq!(shows_key(text), None, "the streamed text shows the key: {text}");
+}
+
+#[tokio::test]
+async fn an_upstream_naming_the_key_as_its_model_is_reported_by_the_model_picked() {
+    let gw = start_leaky().await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, "leak-model").await;
+    assert_eq!(outcome.started.as_deref(), Some("leak-model"), "Started names the model picked");
+    assert!(matches!(outcome.end, ServerMessage::Done { .. }), "{:?}", outcome.end);
+    assert_no_key(&client, &outcome.text);
+}
+
+/// Runs `model`, which fails with the key disguised in its message, and checks the message.
+async fn assert_error_hides_the_key(model: &str) {
+    let gw = start_leaky().await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, model).await;
+    let (code, message, _) = error_of(&outcome.end);
+    assert_eq!(code, ErrorCode::UpstreamUnavailable, "{message}");
+    assert!(message.contains("Invalid request made with [redacted]; see the docs"), "{message}");
+    assert_no_key(&client, &outcome.text);
+}
+
+#[tokio::test]
+async fn a_masked_key_in_an_error_body_is_redacted() {
+    assert_error_hides_the_key("leak-masked").await;
+}
+
+#[tokio::test]
+async fn an_upper_cased_key_in_an_error_body_is_redacted() {
+    assert_error_hides_the_key("leak-upper").await;
+}
+
+#[tokio::test]
+async fn a_spaced_out_key_in_an_error_body_is_redacted() {
+    assert_error_hides_the_key("leak-spaced").await;
+}
+
+#[tokio::test]
+async fn a_long_piece_of_the_key_in_an_error_body_is_redacted() {
+    assert_error_hides_the_key("leak-piece").await;
+}
+
+#[tokio::test]
+async fn a_key_in_an_error_event_mid_stream_is_redacted() {
+    let gw = start_leaky().await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, "leak-midstream").await;
+    assert_eq!(outcome.text, LEAK_PREFIX, "the text before the error is delivered");
+    let (code, message, _) = error_of(&outcome.end);
+    assert_eq!(code, ErrorCode::UpstreamUnavailable, "{message}");
+    assert!(message.contains("failed while serving [redacted]"), "{message}");
+    assert_no_key(&client, &outcome.text);
+}
+
+#[tokio::test]
+async fn a_key_echoed_in_the_text_is_redacted_even_across_frames() {
+    let gw = start_leaky().await;
+    let mut client = Client::connect(gw.addr).await;
+    // 40 tokens/s is slower than one frame per 16 ms, so every token of the key is its own frame.
+    let outcome = client.run(1, "leak-content@40").await;
+    assert!(matches!(outcome.end, ServerMessage::Done { .. }), "{:?}", outcome.end);
+    assert!(outcome.seqs.len() > 5, "the key should be spread over frames: {:?}", outcome.seqs);
+    assert_no_key(&client, &outcome.text);
+    assert!(outcome.text.starts_with(LEAK_PREFIX), "the text around the key is kept: {}", outcome.text);
+    assert!(outcome.text.ends_with(&format!("[redacted]{LEAK_SUFFIX}")), "{}", outcome.text);
+}
+
+#[tokio::test]
+async fn a_key_in_a_line_that_is_not_sse_is_redacted() {
+    let gw = start_leaky().await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, "leak-not-sse").await;
+    let (code, message, _) = error_of(&outcome.end);
+    assert_eq!(code, ErrorCode::UpstreamProtocol, "{message}");
+    assert!(message.contains("not an event stream"), "{message}");
+    assert_no_key(&client, &outcome.text);
 }

@@ -87,3 +87,54 @@ async fn junk_large_unknown_and_disabled_are_refused_with_a_reason() {
     assert_eq!(status, 404, "{body}");
     assert!(body.contains("does not store shared links"), "{body}");
 }
+
+#[tokio::test]
+async fn a_link_with_a_trailing_newline_is_stored_trimmed_and_opens() {
+    let gw = start_with(|c| c.share.database = db("newline")).await;
+    let link = sample_link();
+    let (status, body) = post_link(gw.addr, &format!("{link}\r\n")).await;
+    assert_eq!(status, 200, "{body}");
+    let created: ShareCreated = serde_json::from_str(&body).expect("json answer");
+    let (status, location, body) = open(gw.addr, &created.path).await;
+    assert_eq!(status, 303, "{body}");
+    assert_eq!(location, Some(format!("/#p={link}")), "the link is stored without the newline");
+}
+
+/// Writes a row the API would refuse, the way an older gateway or a hand edit could have.
+fn insert_row(path: &std::path::Path, id: &str, link: &str) {
+    let conn = rusqlite::Connection::open(path).expect("open the database");
+    conn.execute("INSERT INTO shares (id, link, created_at) VALUES (?1, ?2, 0)", rusqlite::params![id, link])
+        .expect("insert a row");
+}
+
+#[tokio::test]
+async fn stored_rows_with_control_bytes_never_inject_headers() {
+    let path = db("control");
+    let gw = start_with(|c| c.share.database = path.clone()).await;
+    let link = sample_link();
+    // An older gateway stored links untrimmed: those still open.
+    insert_row(&path, &"a".repeat(32), &format!("{link}\n"));
+    let (status, location, body) = open(gw.addr, &format!("/s/{}", "a".repeat(32))).await;
+    assert_eq!((status, location), (303, Some(format!("/#p={link}"))), "{body}");
+    let hostile = [
+        format!("{link}\r\nSet-Cookie: stolen=1"),
+        "v1.\r\nX-Injected: 1\r\n\r\n<script>alert(1)</script>".to_owned(),
+        format!("{link}\u{0}"),
+        format!("{link}\u{7f}"),
+        format!("{}\u{1b}[2J{}", &link[..10], &link[10..]),
+        format!("{}\t{}", &link[..10], &link[10..]),
+    ];
+    for (i, row) in hostile.iter().enumerate() {
+        let id = format!("{i:032x}");
+        insert_row(&path, &id, row);
+        let response =
+            no_redirects().get(format!("http://{}/s/{id}", gw.addr)).send().await.expect("an answer");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.text().await.expect("body");
+        assert!((400..600).contains(&status), "row {i} must be refused, got {status}");
+        assert!(headers.get("location").is_none(), "row {i} must not redirect");
+        assert!(headers.get("set-cookie").is_none() && headers.get("x-injected").is_none(), "row {i}");
+        assert!(body.contains("damaged") && body.contains("new link"), "row {i} needs a sentence: {body}");
+    }
+}

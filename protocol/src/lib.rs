@@ -218,6 +218,8 @@ pub enum ErrorCode {
     UpstreamProtocol,
     /// The model is configured but cannot run (for example its file is missing).
     ModelUnavailable,
+    /// A generation parameter is out of range (for example `top_p` above 1); the message says which.
+    InvalidParams,
     /// A bug in the gateway; details are in its log.
     Internal,
 }

@@ -19,11 +19,16 @@ use flint_protocol::{ModelInfo, Tokenizer};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
+use self::redact::Redactor;
 use super::openai_chunk;
 use super::openai_errors::{self, KeyHint};
-use super::sse::SseParser;
+use super::sse::{SseError, SseParser};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
+
+// Declared here rather than in `providers/mod.rs`: only this provider holds a key.
+#[path = "redact.rs"]
+pub(crate) mod redact;
 
 /// An OpenAI-compatible provider.
 pub struct OpenAiProvider {
@@ -38,8 +43,8 @@ struct Inner {
     client: reqwest::Client,
     /// `Bearer <key>`, marked sensitive so it never shows in debug output.
     authorization: Option<HeaderValue>,
-    /// The key itself, only to scrub it from upstream messages.
-    key: Option<String>,
+    /// Scrubs the key from everything the upstream says that reaches a browser.
+    redactor: Arc<Redactor>,
     hint: KeyHint,
     max_tokens_field: MaxTokensField,
 }
@@ -49,7 +54,7 @@ impl std::fmt::Debug for OpenAiProvider {
         f.debug_struct("OpenAiProvider")
             .field("name", &self.inner.name)
             .field("endpoint", &self.inner.endpoint)
-            .field("key", &self.inner.key.as_ref().map(|_| "<redacted>"))
+            .field("key", &self.inner.authorization.as_ref().map(|_| "<redacted>"))
             .finish()
     }
 }
@@ -66,6 +71,7 @@ impl OpenAiProvider {
             (None, None) => (None, KeyHint::None),
         };
         let key = key.map(|k| k.trim().to_owned());
+        let redactor = Arc::new(Redactor::new(key.as_deref()));
         let authorization = key.as_ref().and_then(|k| {
             let mut value = HeaderValue::from_str(&format!("Bearer {k}")).ok()?;
             value.set_sensitive(true);
@@ -78,7 +84,7 @@ impl OpenAiProvider {
                 endpoint,
                 client,
                 authorization,
-                key,
+                redactor,
                 hint,
                 max_tokens_field: config.max_tokens_field,
             }),
@@ -149,7 +155,7 @@ async fn step(state: State) -> Option<(Item, State)> {
     let reading = match state {
         State::Start { inner, request } => match send(&inner, &request).await {
             Ok(response) => Box::new(Reading {
-                chunks: openai_chunk::ChunkState::new(&request.model),
+                chunks: openai_chunk::ChunkState::new(&request.model, &inner.redactor),
                 inner,
                 response,
                 parser: SseParser::new(),
@@ -187,6 +193,7 @@ async fn next_event(mut r: Box<Reading>) -> Option<(Item, State)> {
                 } else {
                     format!("the connection to {} broke mid-answer", r.inner.name)
                 };
+                r.chunks.release(&mut r.queue);
                 r.queue.push_back(Err(ProviderError::Interrupted(message)));
             }
         }
@@ -216,16 +223,14 @@ impl Reading {
                 return;
             }
             if let Err(err) = chunks.on_data(event.data, queue) {
-                failed = Some(err.into_error(&inner.name, inner.key.as_deref()));
+                failed = Some(err.into_error(&inner.name, &inner.redactor));
             }
         });
         if let Err(err) = parsed {
-            failed.get_or_insert(ProviderError::Protocol(format!(
-                "{} sent a response that is not an event stream ({err})",
-                inner.name
-            )));
+            failed.get_or_insert_with(|| not_sse(inner, &err));
         }
         if let Some(err) = failed {
+            chunks.release(queue);
             queue.push_back(Err(err));
         }
     }
@@ -233,13 +238,14 @@ impl Reading {
     /// The body ended: finish if the upstream said it was done, else the answer was cut short.
     fn end(&mut self) {
         if let Err(err) = self.parser.finish() {
-            let message = format!("{} sent a response that is not an event stream ({err})", self.inner.name);
-            self.queue.push_back(Err(ProviderError::Protocol(message)));
+            self.chunks.release(&mut self.queue);
+            self.queue.push_back(Err(not_sse(&self.inner, &err)));
             return;
         }
         if self.chunks.done() {
             return;
         }
+        self.chunks.release(&mut self.queue);
         let item = match self.chunks.finish_reason() {
             // Some servers end with `finish_reason` and no `[DONE]`: the answer is complete.
             Some(reason) => Ok(ProviderEvent::Finished(reason)),
@@ -250,6 +256,13 @@ impl Reading {
         };
         self.queue.push_back(item);
     }
+}
+
+/// The body is not an event stream. The error quotes the line it choked on, which is upstream text
+/// (an echoing proxy's `Authorization: Bearer …`), so it is scrubbed like any other.
+fn not_sse(inner: &Inner, err: &SseError) -> ProviderError {
+    let message = format!("{} sent a response that is not an event stream ({err})", inner.name);
+    ProviderError::Protocol(inner.redactor.scrub(&message))
 }
 
 /// Sends the request and checks the status.
@@ -263,7 +276,7 @@ async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, 
     if response.status().is_success() {
         return Ok(response);
     }
-    Err(openai_errors::status_error(&inner.name, &request.model, &inner.hint, inner.key.as_deref(), response)
+    Err(openai_errors::status_error(&inner.name, &request.model, &inner.hint, &inner.redactor, response)
         .await)
 }
 

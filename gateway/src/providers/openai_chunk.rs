@@ -1,23 +1,30 @@
 //! One `data:` payload of an OpenAI-compatible stream → provider events.
 //!
 //! Chunks are parsed borrowing from the event's text, and only the first choice is kept (Flint asks
-//! for one), so a token costs one allocation: the `String` of its [`ProviderEvent::Delta`].
+//! for one), so a token costs one allocation: the `String` of its [`ProviderEvent::Delta`]. The
+//! text passes through a [`Scrubber`] on its way out, so an upstream echoing the key in its answer
+//! does not show it; text that could be the key's start waits for the next chunk, and is
+//! [released](ChunkState::release) before whatever ends the stream.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::Arc;
 
 use flint_protocol::FinishReason;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
-use super::openai_errors::scrub;
+use super::openai::redact::{Redactor, Scrubber};
+use super::openai_errors::tidy;
 use super::{ProviderError, ProviderEvent};
 
-/// Where a stream is: started, its finish reason, `[DONE]` seen.
+/// Where a stream is: started, its finish reason, `[DONE]` seen, text held back.
 #[derive(Debug)]
 pub(crate) struct ChunkState {
     requested_model: String,
+    redactor: Arc<Redactor>,
+    scrubber: Scrubber,
     started: bool,
     finish: Option<FinishReason>,
     done: bool,
@@ -33,12 +40,12 @@ pub(crate) enum ChunkError {
 }
 
 impl ChunkError {
-    /// The error to report for provider `name`; `key` is scrubbed from upstream text.
-    pub(crate) fn into_error(self, name: &str, key: Option<&str>) -> ProviderError {
+    /// The error to report for provider `name`, its upstream text without the key.
+    pub(crate) fn into_error(self, name: &str, redactor: &Redactor) -> ProviderError {
         match self {
             Self::Json => ProviderError::Protocol(format!("{name} sent an event that is not a valid chunk")),
             Self::Upstream(message) => {
-                ProviderError::Unavailable(format!("{name} failed mid-answer: {}", scrub(&message, key)))
+                ProviderError::Unavailable(format!("{name} failed mid-answer: {}", tidy(&message, redactor)))
             }
         }
     }
@@ -104,9 +111,23 @@ impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
 }
 
 impl ChunkState {
-    /// A stream for `requested_model`, reported as the serving model if the upstream names none.
-    pub(crate) fn new(requested_model: &str) -> Self {
-        Self { requested_model: requested_model.to_owned(), started: false, finish: None, done: false }
+    /// A stream for `requested_model`, whose text is scrubbed by `redactor`.
+    pub(crate) fn new(requested_model: &str, redactor: &Arc<Redactor>) -> Self {
+        Self {
+            requested_model: requested_model.to_owned(),
+            redactor: redactor.clone(),
+            scrubber: redactor.stream(),
+            started: false,
+            finish: None,
+            done: false,
+        }
+    }
+
+    /// Hands out the text held back (it did not turn out to be the key): the stream is ending.
+    pub(crate) fn release(&mut self, out: &mut VecDeque<Result<ProviderEvent, ProviderError>>) {
+        if let Some(text) = self.scrubber.finish() {
+            out.push_back(Ok(ProviderEvent::Delta(text)));
+        }
     }
 
     /// `[DONE]` was received.
@@ -130,6 +151,7 @@ impl ChunkState {
         }
         if data.trim() == "[DONE]" {
             self.start(None, out);
+            self.release(out);
             self.done = true;
             out.push_back(Ok(ProviderEvent::Finished(self.finish.unwrap_or(FinishReason::Stop))));
             return Ok(());
@@ -140,8 +162,10 @@ impl ChunkState {
         }
         self.start(chunk.model.as_deref(), out);
         if let Some(choice) = chunk.choices.0 {
-            if let Some(content) = choice.delta.and_then(|d| d.content).filter(|c| !c.is_empty()) {
-                out.push_back(Ok(ProviderEvent::Delta(content.into_owned())));
+            if let Some(content) = choice.delta.and_then(|d| d.content).filter(|c| !c.is_empty())
+                && let Some(text) = self.scrubber.push(content.into_owned())
+            {
+                out.push_back(Ok(ProviderEvent::Delta(text)));
             }
             if let Some(reason) = choice.finish_reason {
                 self.finish =
@@ -157,11 +181,15 @@ impl ChunkState {
         Ok(())
     }
 
-    fn start(&mut self, model: Option<&str>, out: &mut VecDeque<Result<ProviderEvent, ProviderError>>) {
+    /// Reports the model the person picked, whatever the upstream calls it: its `model` field is
+    /// free text (a buggy proxy has put the key there), so it only goes to the log, scrubbed.
+    fn start(&mut self, served: Option<&str>, out: &mut VecDeque<Result<ProviderEvent, ProviderError>>) {
         if !self.started {
             self.started = true;
-            let model = model.filter(|m| !m.is_empty()).unwrap_or(&self.requested_model);
-            out.push_back(Ok(ProviderEvent::Started { model: model.to_owned() }));
+            if let Some(served) = served.filter(|m| !m.is_empty() && *m != self.requested_model) {
+                tracing::debug!(requested = %self.requested_model, served = %self.redactor.scrub(served), "the upstream names its model differently");
+            }
+            out.push_back(Ok(ProviderEvent::Started { model: self.requested_model.clone() }));
         }
     }
 }
@@ -181,7 +209,7 @@ mod tests {
     use super::*;
 
     fn run(payloads: &[&str]) -> (Vec<Result<ProviderEvent, ProviderError>>, Result<(), ChunkError>) {
-        let mut state = ChunkState::new("asked");
+        let mut state = ChunkState::new("asked", &Arc::new(Redactor::new(Some("sk-secret-0123456789"))));
         let mut out = VecDeque::new();
         for payload in payloads {
             if let Err(err) = state.on_data(payload, &mut out) {
@@ -206,7 +234,7 @@ mod tests {
         assert_eq!(
             events,
             vec![
-                ProviderEvent::Started { model: "served".into() },
+                ProviderEvent::Started { model: "asked".into() },
                 ProviderEvent::Delta("Hel\"lo".into()),
                 ProviderEvent::Usage { prompt_tokens: Some(3), completion_tokens: 2 },
                 ProviderEvent::Finished(FinishReason::Length),
@@ -215,9 +243,30 @@ mod tests {
     }
 
     #[test]
-    fn a_chunk_without_model_reports_the_requested_one() {
+    fn started_reports_the_requested_model_whatever_the_upstream_says() {
         let (events, _) = run(&[r#"{"choices":null}"#]);
         assert_eq!(events[0], Ok(ProviderEvent::Started { model: "asked".into() }));
+        let (events, _) = run(&[r#"{"model":"sk-secret-0123456789","choices":null}"#]);
+        assert_eq!(events[0], Ok(ProviderEvent::Started { model: "asked".into() }));
+    }
+
+    #[test]
+    fn text_that_may_be_the_key_waits_and_the_key_itself_never_goes_out() {
+        let chunk = |text: &str| format!(r#"{{"choices":[{{"delta":{{"content":"{text}"}}}}]}}"#);
+        let (events, _) =
+            run(&[&chunk("key: sk-sec"), &chunk("ret-01"), &chunk("23456789!"), &chunk("sk-sec"), "[DONE]"]);
+        let events: Vec<_> = events.into_iter().map(|e| e.expect("no errors")).collect();
+        assert_eq!(
+            events[1..],
+            [
+                ProviderEvent::Delta("key: ".into()),
+                ProviderEvent::Delta("[redacted]".into()),
+                ProviderEvent::Delta("!".into()),
+                ProviderEvent::Delta("sk-sec".into()),
+                ProviderEvent::Finished(FinishReason::Stop),
+            ],
+            "held text goes out before Finished"
+        );
     }
 
     #[test]
@@ -225,5 +274,8 @@ mod tests {
         assert_eq!(run(&["{not json"]).1, Err(ChunkError::Json));
         let (_, result) = run(&[r#"{"error":{"message":"overloaded"}}"#]);
         assert_eq!(result, Err(ChunkError::Upstream("overloaded".into())));
+        let redactor = Redactor::new(Some("sk-secret-0123456789"));
+        let err = ChunkError::Upstream("bad key SK-SECRET-0123456789".into()).into_error("groq", &redactor);
+        assert_eq!(err, ProviderError::Unavailable("groq failed mid-answer: bad key [redacted]".into()));
     }
 }

@@ -1,7 +1,8 @@
 //! Failed OpenAI-compatible requests → [`ProviderError`]s a person can act on.
 //!
 //! Messages name the provider and what to change; they never contain the key (upstream text is
-//! scrubbed of it, and a 401's upstream text, which often echoes part of the key, is not used).
+//! scrubbed of it in any form, see [`Redactor`], and a 401's upstream text, which often echoes
+//! part of the key, is not used).
 
 use std::time::{Duration, SystemTime};
 
@@ -9,6 +10,7 @@ use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use super::ProviderError;
+use super::openai::redact::Redactor;
 use super::openai_chunk::error_message;
 
 /// Where a provider's key comes from, for telling the person what to check.
@@ -27,12 +29,16 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 /// Longest upstream message passed on.
 const MAX_MESSAGE_CHARS: usize = 300;
 
-/// Replaces the key, if it occurs in `text`, so an upstream echoing it cannot leak it.
-pub(crate) fn scrub(text: &str, key: Option<&str>) -> String {
-    match key {
-        Some(key) if key.len() >= 4 && text.contains(key) => text.replace(key, "[redacted]"),
-        _ => text.to_owned(),
+/// An upstream's message as a person sees it: on one line, without the key, shortened. The key
+/// is scrubbed before shortening, so a cut cannot leave a piece too short to be recognised.
+pub(crate) fn tidy(message: &str, redactor: &Redactor) -> String {
+    let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    let scrubbed = redactor.scrub(&one_line);
+    let mut short: String = scrubbed.chars().take(MAX_MESSAGE_CHARS).collect();
+    if short.len() < scrubbed.len() {
+        short.push('…');
     }
+    short
 }
 
 /// The request never got an answer.
@@ -75,7 +81,7 @@ pub(crate) async fn status_error(
     name: &str,
     model: &str,
     hint: &KeyHint,
-    key: Option<&str>,
+    redactor: &Redactor,
     mut response: reqwest::Response,
 ) -> ProviderError {
     let status = response.status();
@@ -87,7 +93,7 @@ pub(crate) async fn status_error(
             _ => break,
         }
     }
-    let upstream = upstream_message(&body).map(|m| scrub(&m, key));
+    let upstream = upstream_message(&body, redactor);
     tracing::warn!(provider = name, %status, message = upstream.as_deref().unwrap_or(""), "upstream refused");
     classify(name, model, hint, status, upstream, retry_after)
 }
@@ -147,8 +153,8 @@ fn mentions_context_length(message: &str) -> bool {
 }
 
 /// The upstream's error message from a JSON body (`{"error": {"message"}}`, `{"error": "…"}`,
-/// `{"message"}` or `{"detail"}`), on one line and shortened.
-pub(crate) fn upstream_message(body: &[u8]) -> Option<String> {
+/// `{"message"}` or `{"detail"}`), [tidied](tidy).
+pub(crate) fn upstream_message(body: &[u8], redactor: &Redactor) -> Option<String> {
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
     let message = match (value.get("error"), value.get("message"), value.get("detail")) {
         (Some(error), _, _) => error_message(error),
@@ -157,12 +163,7 @@ pub(crate) fn upstream_message(body: &[u8]) -> Option<String> {
         }
         _ => return None,
     };
-    let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut short: String = one_line.chars().take(MAX_MESSAGE_CHARS).collect();
-    if short.len() < one_line.len() {
-        short.push('…');
-    }
-    (!short.is_empty()).then_some(short)
+    Some(tidy(&message, redactor)).filter(|m| !m.is_empty())
 }
 
 /// `retry-after-ms`, or `retry-after` in seconds or as an HTTP date.
@@ -225,15 +226,26 @@ mod tests {
 
     #[test]
     fn upstream_messages_are_short_single_lines_without_the_key() {
-        let body = br#"{"error":{"message":"Invalid key sk-secret-123\nsee docs","type":"x"}}"#;
-        let message = upstream_message(body).expect("a message");
-        assert_eq!(scrub(&message, Some("sk-secret-123")), "Invalid key [redacted] see docs");
-        assert_eq!(upstream_message(br#"{"detail":"Not Found"}"#).as_deref(), Some("Not Found"));
-        assert_eq!(upstream_message(b"<html>oops</html>"), None);
+        let redactor = Redactor::new(Some("sk-secret-0123456789"));
+        let body = br#"{"error":{"message":"Invalid key SK-SECRET-0123456789\nsee docs","type":"x"}}"#;
+        let message = upstream_message(body, &redactor).expect("a message");
+        assert_eq!(message, "Invalid key [redacted] see docs");
+        assert_eq!(upstream_message(br#"{"detail":"Not Found"}"#, &redactor).as_deref(), Some("Not Found"));
+        assert_eq!(upstream_message(b"<html>oops</html>", &redactor), None);
         let long = format!(r#"{{"error":"{}"}}"#, "x".repeat(1000));
         assert_eq!(
-            upstream_message(long.as_bytes()).expect("message").chars().count(),
+            upstream_message(long.as_bytes(), &redactor).expect("message").chars().count(),
             MAX_MESSAGE_CHARS + 1
         );
+    }
+
+    #[test]
+    fn a_key_at_the_cut_is_scrubbed_before_the_message_is_shortened() {
+        let key = "sk-secret-0123456789";
+        let redactor = Redactor::new(Some(key));
+        // The key straddles the 300th character: cut first, the 10 letters and digits before the
+        // cut would be too few to recognise.
+        let message = format!("{} {key}", "x".repeat(MAX_MESSAGE_CHARS - 13));
+        assert_eq!(tidy(&message, &redactor), format!("{} [redacted]", "x".repeat(MAX_MESSAGE_CHARS - 13)));
     }
 }

@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::{Message, Utf8Bytes};
-use flint_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId};
+use flint_protocol::{
+    ClientMessage, ErrorCode, GenParams, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId,
+};
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
 use tokio::sync::mpsc;
@@ -205,6 +207,9 @@ where
             );
             return self.send(frames::error(Some(id), ErrorCode::UnknownModel, message)).await;
         };
+        if let Err(message) = check_sampling(&start.params) {
+            return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
+        }
         let mut params = start.params;
         params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
         tracing::info!(stream = id, model = %start.model, "stream start");
@@ -241,6 +246,19 @@ where
         }
         Ok(())
     }
+}
+
+/// Refuses sampling values no provider accepts, before any upstream sees them: some answer with
+/// an error that names neither the parameter nor the range, others silently clamp or ignore them.
+/// `top_p` 0 would keep no token at all. A value too large for an `f32` arrives as infinity.
+fn check_sampling(params: &GenParams) -> Result<(), String> {
+    if let Some(t) = params.temperature.filter(|t| !(t.is_finite() && (0.0..=2.0).contains(t))) {
+        return Err(format!("temperature {t} is out of range: use a number from 0 to 2"));
+    }
+    if let Some(p) = params.top_p.filter(|p| !(p.is_finite() && *p > 0.0 && *p <= 1.0)) {
+        return Err(format!("top_p {p} is out of range: use a number above 0 and at most 1"));
+    }
+    Ok(())
 }
 
 /// The length limit sent upstream: always set, so no provider reserves its own (often huge) default

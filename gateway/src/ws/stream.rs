@@ -94,8 +94,10 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                         armed = true;
                     }
                 }
-                Some(Ok(ProviderEvent::Started { model })) => {
-                    if let Err(gone) = frames.start(model).await {
+                // The frame names the model the person picked: what an upstream calls it is free
+                // text that no browser needs (and a buggy proxy has put the key there).
+                Some(Ok(ProviderEvent::Started { .. })) => {
+                    if let Err(gone) = frames.start().await {
                         break Err(gone);
                     }
                 }
@@ -131,7 +133,7 @@ impl Frames {
         self.out.send(Outgoing { stream: self.id, frame, last }).await.map_err(|_| Gone)
     }
 
-    async fn start(&mut self, model: String) -> Result<(), Gone> {
+    async fn start(&mut self) -> Result<(), Gone> {
         if self.started {
             return Ok(());
         }
@@ -139,7 +141,7 @@ impl Frames {
         let frame = frames::encode(&ServerMessage::Started {
             stream: self.id,
             provider: self.provider.clone(),
-            model,
+            model: self.requested_model.clone(),
         });
         self.send(frame, false).await
     }
@@ -150,7 +152,7 @@ impl Frames {
             return Ok(());
         }
         if !self.started {
-            self.start(self.requested_model.clone()).await?;
+            self.start().await?;
         }
         let (id, seq) = (self.id, self.seq);
         let Some(frame) = self.coalescer.flush(now, |text| frames::delta(id, seq, text)) else {

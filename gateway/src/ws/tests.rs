@@ -40,7 +40,7 @@ impl Provider for Fake {
     }
 
     fn models(&self) -> Vec<ModelInfo> {
-        ["echo", "burst", "paced", "hang", "fail"]
+        ["echo", "burst", "paced", "hang", "fail", "leaky"]
             .iter()
             .map(|m| ModelInfo {
                 id: format!("fake/{m}"),
@@ -63,6 +63,12 @@ impl Provider for Fake {
         let finished = Ok(ProviderEvent::Finished(FinishReason::Stop));
         let events: EventStream = match request.model.as_str() {
             "echo" => Box::pin(stream::iter(vec![started, delta("Hel"), delta("lo"), finished])),
+            // An upstream that names something other than a model (here, a key) as its model.
+            "leaky" => Box::pin(stream::iter(vec![
+                Ok(ProviderEvent::Started { model: "sk-upstream-echoed-key".into() }),
+                delta("hi"),
+                finished,
+            ])),
             "burst" => {
                 let tokens: Vec<_> = (0..100).map(|i| delta(&format!("t{i} "))).collect();
                 Box::pin(stream::iter(std::iter::once(started).chain(tokens).chain([finished])))
@@ -184,7 +190,7 @@ async fn a_stream_is_started_streamed_and_done_in_order() {
     c.start(1, "echo");
     let frames = c.until_end(1).await;
     assert!(
-        matches!(&frames[0], ServerMessage::Started { stream: 1, provider, model } if provider == "fake" && model == "echo-served"),
+        matches!(&frames[0], ServerMessage::Started { stream: 1, provider, model } if provider == "fake" && model == "echo"),
         "{frames:?}"
     );
     assert_eq!(text_of(&frames).0, "Hello");
@@ -362,4 +368,44 @@ async fn closing_the_socket_cancels_its_streams() {
     c.to_gateway.close_channel();
     tokio::time::timeout(Duration::from_secs(5), &mut c.connection).await.expect("ends").expect("no panic");
     assert_eq!(c.fake.dropped.load(Ordering::SeqCst), 2, "both provider streams dropped");
+}
+
+#[tokio::test(start_paused = true)]
+async fn started_names_the_model_picked_never_the_upstreams_string() {
+    let mut c = connect();
+    c.hello().await;
+    c.start(1, "leaky");
+    let frames = c.until_end(1).await;
+    assert!(
+        matches!(&frames[0], ServerMessage::Started { model, .. } if model == "leaky"),
+        "Started must name the configured model: {frames:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn sampling_parameters_out_of_range_are_refused_with_a_reason() {
+    let mut c = connect();
+    c.hello().await;
+    let start = |id: u32, params: &str| {
+        format!(r#"{{"type":"start","stream":{id},"model":"fake/echo","messages":[],"params":{{{params}}}}}"#)
+    };
+    let top_p = [r#""top_p":-3"#, r#""top_p":0"#, r#""top_p":1.5"#];
+    // 1e39 is too large for an f32: it arrives as infinity.
+    let temperature = [r#""temperature":-0.1"#, r#""temperature":2.5"#, r#""temperature":1e39"#];
+    for (id, params) in (1..).zip(top_p.into_iter().chain(temperature)) {
+        c.send(&start(id, params));
+        let frame = c.next().await;
+        let name = params.split('"').nth(1).unwrap_or_default();
+        assert!(
+            matches!(&frame, ServerMessage::Error { stream: Some(s), code: ErrorCode::InvalidParams, message, .. }
+                if *s == id && message.contains(name)),
+            "{params}: {frame:?}"
+        );
+    }
+    assert!(c.fake.requests.lock().expect("not poisoned").is_empty(), "nothing out of range goes upstream");
+    for (id, params) in [(50, r#""temperature":0,"top_p":1"#), (51, r#""temperature":2,"top_p":0.01"#)] {
+        c.send(&start(id, params));
+        let end = c.until_end(id).await;
+        assert!(matches!(end.last(), Some(ServerMessage::Done { .. })), "{params} is allowed: {end:?}");
+    }
 }

@@ -6,25 +6,32 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::Shared;
 use crate::log::RequestRecord;
 use crate::paced::{self, Answer};
-use crate::script::{self, DROP_MIDWAY_TEXT, GARBAGE_BODY, RETRY_AFTER_SECS, Script};
+use crate::script::{
+    self, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, RETRY_AFTER_SECS, Script,
+};
 
 /// `POST /v1/chat/completions`.
 pub(crate) async fn chat_completions(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let id = shared.log.next_id();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let model = body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (status, response, answer) = respond(&shared, id, &model, &body);
+    let key = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok()?.strip_prefix("Bearer "))
+        .unwrap_or("no-key-was-sent");
+    let (status, response, answer) = respond(&shared, id, &model, &body, key);
     shared.log.push(RequestRecord {
         id,
         model,
@@ -46,8 +53,15 @@ pub(crate) async fn chat_completions(
     }
 }
 
-/// Decides the answer: either a complete response, or an [`Answer`] to stream.
-fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, Response, Option<Answer>) {
+/// Decides the answer: either a complete response, or an [`Answer`] to stream; `key` is the
+/// request's bearer token, for the scripts that echo it.
+fn respond(
+    shared: &Shared,
+    id: u64,
+    model: &str,
+    body: &Value,
+    key: &str,
+) -> (StatusCode, Response, Option<Answer>) {
     if body.is_null() {
         return error(StatusCode::BAD_REQUEST, "the request body is not JSON", "invalid_request_error");
     }
@@ -58,6 +72,8 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             "invalid_request_error",
         );
     }
+    let mut served_as = model.to_owned();
+    let mut fail_with = None;
     let (tokens, rate, finishes) = match Script::parse(model) {
         Script::Fail429 => {
             let (status, mut response, _) = error(
@@ -94,6 +110,27 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
             return (StatusCode::OK, response, None);
         }
         Script::DropMidway { rate } => (escaped_tokens(DROP_MIDWAY_TEXT), rate, false),
+        Script::Leak(leak @ (Leak::Masked | Leak::Upper | Leak::Spaced | Leak::Piece)) => {
+            let message = format!("Invalid request made with {}; see the docs", leak.disguise(key));
+            return error(StatusCode::BAD_REQUEST, &message, "invalid_request_error");
+        }
+        Script::Leak(Leak::NotSse) => {
+            let headers = [(header::CONTENT_TYPE, "text/event-stream")];
+            let response = (headers, format!("Authorization: Bearer {key}\n\n")).into_response();
+            return (StatusCode::OK, response, None);
+        }
+        Script::Leak(Leak::Model) => {
+            served_as = key.to_owned();
+            (escaped_tokens("<p>A page.</p>"), None, true)
+        }
+        Script::Leak(leak @ Leak::MidStream) => {
+            let message = format!("the upstream failed while serving {}", leak.disguise(key));
+            fail_with = Some(json!({ "error": { "message": message, "type": "server_error" } }).to_string());
+            (escaped_tokens(LEAK_PREFIX), None, false)
+        }
+        Script::Leak(Leak::Content { rate }) => {
+            (escaped_tokens(&format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}")), rate, true)
+        }
         Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64))
         {
             Some(tokens) => (tokens, rate, true),
@@ -118,11 +155,12 @@ fn respond(shared: &Shared, id: u64, model: &str, body: &Value) -> (StatusCode, 
         .unwrap_or(0);
     let answer = Answer {
         id,
-        model: model.to_owned(),
+        model: served_as,
         tokens,
         count,
         interval: script::interval(rate.unwrap_or(shared.options.rate)),
         finish,
+        fail_with,
         include_usage,
         prompt_tokens: u32::try_from(prompt_chars / 4).unwrap_or(u32::MAX),
     };

@@ -4,7 +4,8 @@
 //! (see [`Script`]): `<fixture>` or `<fixture>@<tokens_per_s>` streams `<fixtures>/<fixture>.md`
 //! (or a text registered with [`Options::inline`]) cut into ~4-character tokens, one `data:` event
 //! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
-//! `drop-midway` and `garbage` misbehave in the named way. Every request is logged: `GET /__requests`
+//! `drop-midway` and `garbage` misbehave in the named way, and `leak-*` echo the request's key
+//! ([`Leak`]) to test that it never reaches a browser. Every request is logged: `GET /__requests`
 //! returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the upstream) and
 //! `POST /__reset` clears them. In-process users get the same through [`ScriptedUpstream`].
 
@@ -27,7 +28,9 @@ mod paced;
 mod script;
 
 pub use log::RequestRecord;
-pub use script::{DROP_MIDWAY_TEXT, GARBAGE_BODY, RETRY_AFTER_SECS, Script, tokenize};
+pub use script::{
+    DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, RETRY_AFTER_SECS, Script, tokenize,
+};
 
 /// How the server behaves.
 #[derive(Debug, Clone)]

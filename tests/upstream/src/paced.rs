@@ -29,6 +29,8 @@ pub(crate) struct Answer {
     pub interval: Duration,
     /// `Some("stop" | "length")` to finish normally; `None` to end without finishing (drop-midway).
     pub finish: Option<&'static str>,
+    /// Without `finish`: a `data:` payload (an error object) to end with instead of just closing.
+    pub fail_with: Option<String>,
     /// Whether to send a usage chunk (`stream_options.include_usage`).
     pub include_usage: bool,
     /// Prompt size reported in the usage chunk.
@@ -122,9 +124,12 @@ impl Pacer {
         Bytes::copy_from_slice(self.buf.as_bytes())
     }
 
-    /// The finishing chunk, the usage chunk and `[DONE]`; nothing for a script that drops mid-way.
+    /// The finishing chunk, the usage chunk and `[DONE]`; the error event of a script that fails
+    /// mid-way; nothing for a script that drops mid-way.
     fn tail(&self) -> Option<Bytes> {
-        let finish = self.answer.finish?;
+        let Some(finish) = self.answer.finish else {
+            return self.answer.fail_with.as_ref().map(|payload| Bytes::from(format!("data: {payload}\n\n")));
+        };
         let mut out =
             format!("{}[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{finish}\"}}]}}\n\n", self.prefix);
         if self.answer.include_usage {

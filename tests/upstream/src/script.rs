@@ -36,6 +36,59 @@ pub enum Script {
     },
     /// Answer 200 with bytes that are not an event stream.
     Garbage,
+    /// Echo the key the request carried (its `Authorization: Bearer`), the way a buggy or hostile
+    /// upstream might, for tests that check it never reaches a browser.
+    Leak(Leak),
+}
+
+/// Where and in what form a [`Script::Leak`] echoes the key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Leak {
+    /// A normal stream whose chunks name the key as their `model`.
+    Model,
+    /// A 400 whose message holds the key masked the way providers print it (`sk-sc****cret`).
+    Masked,
+    /// A 400 whose message holds the key upper-cased.
+    Upper,
+    /// A 400 whose message holds the key with a space between every character.
+    Spaced,
+    /// A 400 whose message holds 16 characters from the middle of the key.
+    Piece,
+    /// A stream that sends some text, then an error event holding the key upper-cased.
+    MidStream,
+    /// A stream whose text holds the key, cut into tokens like any other text.
+    Content {
+        /// Tokens per second; `None` uses the server's default rate.
+        rate: Option<f64>,
+    },
+    /// A 200 event stream whose first line is `Authorization: Bearer <key>` (an echoing proxy).
+    NotSse,
+}
+
+/// The text before the key in [`Leak::Content`] and [`Leak::MidStream`].
+pub const LEAK_PREFIX: &str = "Here is the key you sent: ";
+/// The text after the key in [`Leak::Content`].
+pub const LEAK_SUFFIX: &str = ". Done.";
+
+impl Leak {
+    /// The key as this leak shows it, in an error message.
+    pub fn disguise(self, key: &str) -> String {
+        match self {
+            Self::Masked => {
+                let chars: Vec<char> = key.chars().collect();
+                let head: String = chars.iter().take(5).collect();
+                let tail: String = chars[chars.len().saturating_sub(4)..].iter().collect();
+                format!("{head}****{tail}")
+            }
+            Self::Upper | Self::MidStream => key.to_uppercase(),
+            Self::Spaced => key.chars().map(String::from).collect::<Vec<_>>().join(" "),
+            Self::Piece => {
+                let start = key.chars().count() / 4;
+                key.chars().skip(start).take(16).collect()
+            }
+            Self::Model | Self::Content { .. } | Self::NotSse => key.to_owned(),
+        }
+    }
 }
 
 impl Script {
@@ -55,13 +108,35 @@ impl Script {
             "fail-context" => Self::FailContext,
             "drop-midway" => Self::DropMidway { rate },
             "garbage" => Self::Garbage,
+            "leak-model" => Self::Leak(Leak::Model),
+            "leak-masked" => Self::Leak(Leak::Masked),
+            "leak-upper" => Self::Leak(Leak::Upper),
+            "leak-spaced" => Self::Leak(Leak::Spaced),
+            "leak-piece" => Self::Leak(Leak::Piece),
+            "leak-midstream" => Self::Leak(Leak::MidStream),
+            "leak-content" => Self::Leak(Leak::Content { rate }),
+            "leak-not-sse" => Self::Leak(Leak::NotSse),
             _ => Self::Fixture { name: name.to_owned(), rate },
         }
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 6] =
-        ["fail-429", "fail-500", "fail-401", "fail-context", "drop-midway", "garbage"];
+    pub const SPECIAL: [&'static str; 14] = [
+        "fail-429",
+        "fail-500",
+        "fail-401",
+        "fail-context",
+        "drop-midway",
+        "garbage",
+        "leak-model",
+        "leak-masked",
+        "leak-upper",
+        "leak-spaced",
+        "leak-piece",
+        "leak-midstream",
+        "leak-content",
+        "leak-not-sse",
+    ];
 }
 
 /// Time between tokens at `rate` tokens per second.
@@ -109,6 +184,7 @@ mod tests {
         );
         assert_eq!(Script::parse("fail-429"), Script::Fail429);
         assert_eq!(Script::parse("drop-midway@20"), Script::DropMidway { rate: Some(20.0) });
+        assert_eq!(Script::parse("leak-content@40"), Script::Leak(Leak::Content { rate: Some(40.0) }));
         // A malformed rate is part of the name, so the request fails as an unknown fixture.
         assert_eq!(Script::parse("x@fast"), Script::Fixture { name: "x@fast".into(), rate: None });
     }
@@ -120,6 +196,15 @@ mod tests {
         assert_eq!(tokens.concat(), text);
         assert!(tokens.iter().all(|t| !t.is_empty() && t.chars().count() <= 4), "{tokens:?}");
         assert_eq!(&tokens[..3], &["Here", " is", " a"]);
+    }
+
+    #[test]
+    fn leaks_disguise_the_key_as_named() {
+        let key = "sk-scripted-0123456789-very-secret";
+        assert_eq!(Leak::Masked.disguise(key), "sk-sc****cret");
+        assert_eq!(Leak::Upper.disguise(key), "SK-SCRIPTED-0123456789-VERY-SECRET");
+        assert!(Leak::Spaced.disguise(key).starts_with("s k - s c r"));
+        assert_eq!(Leak::Piece.disguise(key), "ted-0123456789-v");
     }
 
     #[test]
