@@ -1,58 +1,319 @@
-// Flint's preview runtime: runs inside the sandboxed preview frame (opaque origin) and turns the
-// HTML snapshots the app posts while an answer streams into a live page, morphing the DOM with
-// idiomorph so unchanged nodes stay put and nothing flickers. Scripts and inline event handlers are
-// stripped: half-written code must not run. The complete page runs later in a fresh frame.
+// Flint's preview runtime: the script of public/preview.html, the one document every preview frame
+// loads. The gateway serves that page with `Content-Security-Policy: sandbox allow-scripts`, and the
+// frames carry sandbox="allow-scripts", so whatever runs here has an opaque origin.
+//
+// The app talks to a frame over a MessageChannel: on the frame's first `load` it posts one
+// `{flint:'connect'}` message carrying a port, the only message it ever posts to the window. This
+// script takes exactly one port, from `parent`, and then stops listening to window messages; all
+// traffic (snapshot, applied, run, console, loaded, ping) goes over the port. A frame is one of:
+// - a runtime frame, which gets HTML snapshots while an answer streams and morphs its DOM with
+//   idiomorph. The snapshots are made inert first (no scripts, handlers, frames, plugins, `<base>`,
+//   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
+//   navigate this frame, which stays loaded for every later answer;
+// - a final frame, which gets one complete document and writes it with document.open/write/close
+//   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
+//   then shares this realm, so everything the app hears from a final frame is untrusted.
+// Open ↗ shows a page in a tab as `<iframe src="preview.html#doc=…">` inside a wrapper without
+// scripts: the document comes in the fragment instead of over a port.
 (() => {
   'use strict';
 
+  // Everything the runtime calls after a snapshot or a page may have changed the document or the
+  // realm is taken now: named elements (`<img name="body">`, `<input name="getAttribute">` in a
+  // form) shadow DOM methods and properties, and a final page could patch prototypes.
+  const apply = Reflect.apply;
+  const method = (proto, name) => {
+    const fn = proto[name];
+    return (self, ...args) => apply(fn, self, args);
+  };
+  const getter = (proto, name) => {
+    const get = Object.getOwnPropertyDescriptor(proto, name).get;
+    return (self) => apply(get, self, []);
+  };
+  const morph = Idiomorph.morph;
   const parser = new DOMParser();
+  const parse = method(DOMParser.prototype, 'parseFromString');
+  const now = performance.now.bind(performance);
+  const setTimer = setTimeout;
+  const queryAll = method(Document.prototype, 'querySelectorAll');
+  const queryAllIn = method(DocumentFragment.prototype, 'querySelectorAll');
+  const createElement = method(Document.prototype, 'createElement');
+  const appendChild = method(Node.prototype, 'appendChild');
+  const documentElement = getter(Document.prototype, 'documentElement');
+  const head = getter(Document.prototype, 'head');
+  const body = getter(Document.prototype, 'body');
+  const attributeNames = method(Element.prototype, 'getAttributeNames');
+  const getAttribute = method(Element.prototype, 'getAttribute');
+  const setAttribute = method(Element.prototype, 'setAttribute');
+  const hasAttribute = method(Element.prototype, 'hasAttribute');
+  const removeAttribute = method(Element.prototype, 'removeAttribute');
+  const remove = method(Element.prototype, 'remove');
+  const closest = method(Element.prototype, 'closest');
+  const localName = getter(Element.prototype, 'localName');
+  const baseURI = getter(Node.prototype, 'baseURI');
+  const templateContent = getter(HTMLTemplateElement.prototype, 'content');
+  const offsetHeight = getter(HTMLElement.prototype, 'offsetHeight');
+  const portPost = method(MessagePort.prototype, 'postMessage');
+  const open = method(Document.prototype, 'open');
+  const write = method(Document.prototype, 'write');
+  const close = method(Document.prototype, 'close');
+  const addListener = method(EventTarget.prototype, 'addEventListener');
+  const removeListener = method(EventTarget.prototype, 'removeEventListener');
+  const preventDefault = method(Event.prototype, 'preventDefault');
+  const eventTarget = getter(Event.prototype, 'target');
+  const replaceState = method(History.prototype, 'replaceState');
+  const decode = decodeURIComponent;
+  const documentProto = Document.prototype;
+  const formProto = HTMLFormElement.prototype;
+  // Elements a form exposes as its own properties, by name and by id.
+  const FORM_FIELDS = new Set(['button', 'fieldset', 'input', 'object', 'output', 'select', 'textarea', 'img']);
 
-  function inert(doc) {
-    for (const script of doc.querySelectorAll('script')) script.remove();
-    for (const el of doc.querySelectorAll('*')) {
-      for (const name of el.getAttributeNames()) {
-        if (name.startsWith('on')) el.removeAttribute(name);
+  // --- Snapshots: inert HTML ---
+
+  // Elements that load or run something of their own, navigate the frame, or change how later
+  // URLs resolve. (`script` matches SVG's too; `noscript` content is harmless, parsed as inert markup.)
+  const REMOVED = [
+    'script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'fencedframe',
+    'base', 'meta[http-equiv]', 'param',
+  ].join(',');
+  // Attributes that target another browsing context or carry a document of their own.
+  const DROPPED = new Set(['srcdoc', 'target', 'formtarget', 'ping', 'xlink:show', 'http-equiv']);
+  // Where a `data:` URL is a document that would replace this frame when followed (elsewhere, as
+  // in `<img src>` or SVG's `<image href>`, it is only a picture).
+  const navigates = (element, attr) => attr === 'action' || attr === 'formaction'
+    || ((attr === 'href' || attr === 'xlink:href') && (element === 'a' || element === 'area'));
+  // Longest srcset kept: a few dozen candidates. A megabyte of them costs every morph to parse.
+  const SRCSET_MAX = 2_000;
+
+  /** The scheme of a URL as the URL parser sees it (it drops spaces, controls, tabs and newlines). */
+  const scheme = (value) => {
+    // eslint-disable-next-line no-control-regex
+    const match = /^([a-z][a-z0-9+.-]*):/i.exec(value.replace(/[\u0000-\u0020]+/g, ''));
+    return match ? match[1].toLowerCase() : '';
+  };
+
+  function inertElement(el) {
+    const name = localName(el);
+    // SVG animations can set an href (to a javascript: URL) when clicked or after a delay.
+    if ((name === 'animate' || name === 'set') && /href|src|action/i.test(getAttribute(el, 'attributeName') ?? '')) {
+      remove(el);
+      return;
+    }
+    for (const attr of attributeNames(el)) {
+      const lower = attr.toLowerCase();
+      const value = getAttribute(el, attr) ?? '';
+      const kind = scheme(value);
+      if (lower.startsWith('on') || DROPPED.has(lower) || kind === 'javascript' || kind === 'vbscript'
+        || (kind === 'data' && navigates(name, lower))
+        || ((lower === 'srcset' || lower === 'imagesrcset') && value.length > SRCSET_MAX)
+        // `<img name="body">` would shadow document.body, `<input name="getAttribute">` the
+        // form's method, and the morph would fail on them.
+        || (lower === 'name' && (name === 'img' || name === 'form') && value in documentProto)
+        || ((lower === 'name' || lower === 'id') && FORM_FIELDS.has(name) && value in formProto)) {
+        removeAttribute(el, attr);
       }
     }
-    // A javascript: URL would run on click.
-    for (const a of doc.querySelectorAll('[href^="javascript:" i]')) a.removeAttribute('href');
+  }
+
+  function inert(root, all) {
+    for (const el of all(root, REMOVED)) remove(el);
+    for (const el of all(root, '*')) {
+      inertElement(el);
+      if (localName(el) === 'template') inert(templateContent(el), queryAllIn);
+    }
   }
 
   function syncAttributes(target, source) {
-    for (const name of target.getAttributeNames()) {
-      if (!source.hasAttribute(name)) target.removeAttribute(name);
+    for (const name of attributeNames(target)) {
+      if (!hasAttribute(source, name)) removeAttribute(target, name);
     }
-    for (const name of source.getAttributeNames()) {
-      const value = source.getAttribute(name);
-      if (target.getAttribute(name) !== value) target.setAttribute(name, value);
+    for (const name of attributeNames(source)) {
+      const value = getAttribute(source, name);
+      if (getAttribute(target, name) !== value) setAttribute(target, name, value);
     }
   }
 
-  function apply(html) {
-    const next = parser.parseFromString(html, 'text/html');
-    inert(next);
-    syncAttributes(document.documentElement, next.documentElement);
-    Idiomorph.morph(document.head, next.head, { morphStyle: 'innerHTML' });
-    Idiomorph.morph(document.body, next.body, { morphStyle: 'outerHTML' });
+  function applySnapshot(html) {
+    const next = parse(parser, html, 'text/html');
+    inert(next, queryAll);
+    // A frameset was removed: the document has no body left.
+    if (!body(next)) appendChild(documentElement(next), createElement(next, 'body'));
+    syncAttributes(documentElement(document), documentElement(next));
+    morph(head(document), head(next), { morphStyle: 'innerHTML' });
+    morph(body(document), body(next), { morphStyle: 'outerHTML' });
   }
 
-  window.addEventListener('message', (event) => {
-    if (event.source !== parent) return;
-    const data = event.data;
-    if (!data || data.flint !== 'snapshot' || typeof data.html !== 'string') return;
-    const started = performance.now();
+  // A click on a link in a half-written page must not navigate the runtime frame (a link within
+  // this document, `#anchor`, still scrolls); forms cannot submit in this sandbox anyway.
+  const here = location.href.split('#')[0];
+  const withinPage = (link) => {
+    const href = getAttribute(link, 'href') ?? getAttribute(link, 'xlink:href');
+    if (href === null) return true;
     try {
-      apply(data.html);
-      // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
-      void document.documentElement.offsetHeight;
-    } catch (err) {
-      parent.postMessage({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` }, '*');
+      // Resolved as the browser would follow it: against the document's base.
+      return new URL(href, baseURI(document)).href.split('#')[0] === here;
+    } catch (_) {
+      return false;
     }
-    // What the morph and its layout cost, so the app can budget how often previews are updated.
-    parent.postMessage({ flint: 'applied', ms: performance.now() - started }, '*');
-  });
+  };
+  function blockNavigation(event) {
+    const target = eventTarget(event);
+    const link = target instanceof Element ? closest(target, 'a, area') : null;
+    if (event.type === 'submit' || (link && !withinPage(link))) preventDefault(event);
+  }
 
-  const ready = () => parent.postMessage({ flint: 'ready' }, '*');
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
-  else ready();
+  // --- Final pages: console capture ---
+
+  const LINES_PER_S = 200;
+  const LINE_CHARS = 4_000;
+
+  /** Forwards the written page's console and uncaught errors to the app. Call after document.open(). */
+  function capture(send) {
+    const show = (value) => {
+      if (typeof value === 'string') return value;
+      try {
+        if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
+        const json = JSON.stringify(value);
+        return json === undefined ? String(value) : json;
+      } catch (_) {
+        try {
+          return String(value);
+        } catch (_) {
+          return Object.prototype.toString.call(value);
+        }
+      }
+    };
+    // A page that logs every frame must not flood the app (which limits again, on its side).
+    let windowStart = -Infinity;
+    let sent = 0;
+    let dropped = 0;
+    let timer = 0;
+    const roll = () => {
+      const at = now();
+      if (at - windowStart < 1000) return;
+      if (dropped > 0) {
+        send({ flint: 'console', level: 'warn', text: `${dropped} console lines dropped (a page may log ${LINES_PER_S} a second)` });
+      }
+      windowStart = at;
+      sent = 0;
+      dropped = 0;
+    };
+    const line = (level, text) => {
+      roll();
+      if (sent++ < LINES_PER_S) {
+        send({ flint: 'console', level, text: String(text).slice(0, LINE_CHARS) });
+      } else if (dropped++ === 0 && !timer) {
+        // Say how many were dropped when the second is over, even if the page then falls silent.
+        timer = setTimer(() => {
+          timer = 0;
+          roll();
+        }, windowStart + 1001 - now());
+      }
+    };
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+      const original = console[level];
+      console[level] = (...args) => {
+        line(level === 'debug' ? 'log' : level, args.map(show).join(' '));
+        apply(original, console, args);
+      };
+    }
+    addListener(window, 'error', (event) => {
+      const where = event.filename ? ` (line ${event.lineno}:${event.colno})` : '';
+      line('error', `Uncaught ${event.error ? show(event.error) : event.message}${where}`);
+    });
+    addListener(window, 'unhandledrejection', (event) => {
+      line('error', `Unhandled promise rejection: ${show(event.reason)}`);
+    });
+    // The page is parsed: the app may show it without waiting for images, fonts or CDNs.
+    addListener(document, 'DOMContentLoaded', () => send({ flint: 'loaded' }));
+  }
+
+  /** Replaces this document with `doc`; `send` (or null) gets its console. Only ever once. */
+  function writePage(doc, send) {
+    open(document);
+    // open() erased every listener on the window and document: capture goes in now, before the
+    // page's first script.
+    if (send) capture(send);
+    write(document, doc);
+    close(document);
+  }
+
+  // --- The app's port ---
+
+  let port = null;
+  let written = false;
+  const send = (message) => {
+    try {
+      portPost(port, message);
+    } catch (_) {
+      // The app closed the port (the frame is being discarded).
+    }
+  };
+
+  function receive(event) {
+    const data = event.data;
+    if (!data || typeof data !== 'object') return;
+    if (data.flint === 'ping') {
+      send({ flint: 'pong', id: data.id });
+      return;
+    }
+    // Once a page is written it shares this realm: nothing more is taken from the app.
+    if (written) return;
+    if (data.flint === 'snapshot' && typeof data.html === 'string') {
+      const started = now();
+      try {
+        applySnapshot(data.html);
+        // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
+        void offsetHeight(documentElement(document));
+      } catch (err) {
+        send({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` });
+      }
+      // What the morph and its layout cost, so the app can budget how often previews are updated.
+      send({ flint: 'applied', ms: now() - started });
+    } else if (data.flint === 'run' && typeof data.doc === 'string') {
+      written = true;
+      removeListener(document, 'click', blockNavigation, true);
+      removeListener(document, 'submit', blockNavigation, true);
+      writePage(data.doc, send);
+    }
+  }
+
+  function connect(event) {
+    const data = event.data;
+    if (port !== null || event.source !== parent || parent === window) return;
+    if (!data || data.flint !== 'connect' || event.ports.length !== 1) return;
+    port = event.ports[0];
+    // Exactly one port, from the app: nothing that arrives on the window later is listened to.
+    removeListener(window, 'message', connect);
+    port.onmessage = receive;
+    send({ flint: 'ready' });
+  }
+
+  // (Location's members are unforgeable: no page can have changed them.)
+  const fragment = location.hash;
+  if (fragment.startsWith('#doc=')) {
+    // Open ↗: the page is in the address. Take it out before the page runs, so that its
+    // location, base URL and hash routing see plain preview.html.
+    let doc = null;
+    try {
+      doc = decode(fragment.slice(5));
+    } catch (_) {
+      // A cut or mangled address: leave the placeholder.
+    }
+    if (doc !== null) {
+      try {
+        replaceState(history, null, '', location.pathname);
+      } catch (_) {
+        // Not allowed here: the page sees the fragment, no worse.
+      }
+      written = true;
+      // Not while this page is still being parsed: open() would then be ignored and the page
+      // written into this one's head.
+      addListener(window, 'load', () => setTimeout(() => writePage(doc, null)));
+    }
+  } else {
+    addListener(window, 'message', connect);
+    addListener(document, 'click', blockNavigation, true);
+    addListener(document, 'submit', blockNavigation, true);
+  }
 })();

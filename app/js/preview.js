@@ -1,16 +1,21 @@
 // The live preview's frames, used by app/src/interop/preview.rs.
 //
-// Every frame is `sandbox="allow-scripts"` without `allow-same-origin`: generated code runs in an
-// opaque origin and can reach the app only through postMessage, which is accepted only from our own
-// frames. Two kinds of frame:
-// - the runtime frame (public/preview.html) stays loaded; while an answer streams it receives HTML
-//   snapshots (at most one per animation frame, never more than one in flight) and morphs its DOM
-//   with idiomorph, scripts stripped;
-// - when the answer is complete, a final frame (srcdoc = console capture + the document) loads
-//   hidden behind the visible one and is swapped in on `load`, so there is never a blank frame.
+// Every frame loads the served preview.html (public/preview-runtime.js says what it does there):
+// sandbox="allow-scripts" without allow-same-origin, and the page's own CSP sandbox, so generated
+// code runs in an opaque origin. On a frame's first `load` the app gives it one MessagePort (the
+// only message ever posted to a frame's window) and from then on talks to it over that port alone;
+// 'message' events on the app's window are never listened to, so a page cannot speak for another,
+// or for the app's own runtime, by posting to `parent`. Two kinds of frame:
+// - the runtime frame stays loaded; while an answer streams it receives HTML snapshots (at most one
+//   per animation frame, never more than one in flight) and morphs its DOM, made inert;
+// - when the answer is complete, a final frame loads hidden behind the visible one, receives the
+//   document, writes it, and is swapped in once the page is parsed, so there is never a blank frame.
+// A frame that loads again has navigated (or reloaded): the runtime frame is then discarded and
+// made anew, and a final frame is started again in a fresh frame (see `#reloaded`).
 // Exactly one frame, the visible one, carries data-testid="preview-frame".
 //
-// Several previews (variation tiles) share one frame budget: see `scheduler` below.
+// Several previews (variation tiles) share one frame budget: see `scheduler` below. Their console
+// lines are limited, clipped and handed to the app once per animation frame: see `ConsoleLimiter`.
 
 const SANDBOX = 'allow-scripts';
 
@@ -25,6 +30,23 @@ const SANDBOX = 'allow-scripts';
 // updated at most every OFFSCREEN_INTERVAL_MS. The finished page (scripts included) is not throttled.
 const FRAME_BUDGET_MS = 8;
 const OFFSCREEN_INTERVAL_MS = 500;
+
+/** Console lines a preview may show per second; the rest are counted and reported in one line. */
+export const CONSOLE_LINES_PER_S = 200;
+/** Longest console line shown, in UTF-16 units. */
+export const CONSOLE_LINE_CHARS = 4_000;
+/** Lines a preview holds between two animation frames (the panel keeps no more than this). */
+const CONSOLE_QUEUE_MAX = 500;
+// Messages a frame may send in a second. The runtime's own capture sends at most about 200 lines a
+// second and one `applied` per snapshot, so a frame past this is not Flint's runtime talking: its
+// port is closed.
+const FRAME_MESSAGES_PER_S = 2_000;
+// How long a final frame that loaded again has to answer a ping: a page that rewrote itself with
+// document.open() still holds the port; one that navigated or reloaded does not.
+const PING_MS = 1_000;
+// A page that reloads itself is started again, but not more than this often.
+const RESTARTS_MAX = 3;
+const RESTART_WINDOW_MS = 10_000;
 
 const scheduler = {
   waiting: new Set(),
@@ -82,29 +104,201 @@ const frameQueue = {
   },
 };
 
-function makeFrame(container, title) {
-  const frame = document.createElement('iframe');
-  frame.setAttribute('sandbox', SANDBOX);
-  frame.setAttribute('title', title);
-  frame.className = 'preview-frame back';
-  container.appendChild(frame);
-  return frame;
+// Every preview's console lines reach the app in one go per animation frame, so a page that logs
+// thousands of lines costs the console panel one update per frame.
+const consoleOut = {
+  previews: new Set(),
+  frame: 0,
+  request(preview) {
+    this.previews.add(preview);
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.flush());
+  },
+  flush() {
+    this.frame = 0;
+    const previews = [...this.previews];
+    this.previews.clear();
+    for (const preview of previews) preview.flushConsole();
+  },
+};
+
+/** Console text as a string, whatever was posted. */
+function consoleText(text) {
+  if (typeof text === 'string') return text;
+  try {
+    return String(text);
+  } catch (_) {
+    return '(unprintable)';
+  }
+}
+
+/**
+ * The console limits of one preview: at most `perSecond` lines in any one-second window, each
+ * clipped to `lineChars`; the lines dropped in a window are reported in one line when it ends.
+ */
+export class ConsoleLimiter {
+  constructor({ perSecond = CONSOLE_LINES_PER_S, lineChars = CONSOLE_LINE_CHARS } = {}) {
+    this.perSecond = perSecond;
+    this.lineChars = lineChars;
+    this.start = -Infinity;
+    this.sent = 0;
+    this.dropped = 0;
+  }
+
+  /** The lines to show for one line posted at `now` (ms): `[level, text]` pairs, maybe none. */
+  add(level, text, now) {
+    const out = this.roll(now);
+    if (this.sent < this.perSecond) {
+      this.sent++;
+      const line = consoleText(text);
+      const level_ = ['log', 'info', 'warn', 'error'].includes(level) ? level : 'log';
+      out.push([level_, line.length > this.lineChars ? `${line.slice(0, this.lineChars)}… (cut)` : line]);
+    } else {
+      this.dropped++;
+    }
+    return out;
+  }
+
+  /** Ends the window if it is over at `now`: the report of its dropped lines, if any. */
+  roll(now) {
+    const out = [];
+    if (now - this.start >= 1000) {
+      if (this.dropped > 0) {
+        const n = this.dropped;
+        out.push(['warn', `${n} console line${n === 1 ? '' : 's'} dropped (a preview may log ${this.perSecond} a second)`]);
+      }
+      this.start = now;
+      this.sent = 0;
+      this.dropped = 0;
+    }
+    return out;
+  }
+
+  /** Milliseconds until the window ends, when lines were dropped in it (else null). */
+  pending(now) {
+    return this.dropped > 0 ? Math.max(0, this.start + 1000 - now) : null;
+  }
+}
+
+/** One sandboxed frame loading preview.html, and the port the app talks to it over. */
+class Frame {
+  /** `kind` is 'runtime' (snapshots) or 'final' (one finished page). */
+  constructor(preview, kind) {
+    this.preview = preview;
+    this.kind = kind;
+    this.port = null;
+    this.loads = 0;
+    this.ready = false;
+    // Final frames: the page, whether it was sent, shown, and what to call once it is.
+    this.doc = null;
+    this.sent = false;
+    this.shown = false;
+    this.onShown = null;
+    this.muted = false;
+    // Messages in the current one-second window.
+    this.windowStart = -Infinity;
+    this.messages = 0;
+    this.pings = 0;
+    this.pingTimer = 0;
+    const el = document.createElement('iframe');
+    el.setAttribute('sandbox', SANDBOX);
+    el.setAttribute('title', kind === 'runtime' ? 'Preview' : 'Preview (running)');
+    el.className = 'preview-frame back';
+    el.addEventListener('load', () => this.#load());
+    // The address is set before the frame is in the page, so its first load is preview.html
+    // (not the initial about:blank).
+    el.src = preview.runtimeUrl;
+    preview.container.appendChild(el);
+    this.el = el;
+  }
+
+  #load() {
+    this.loads++;
+    if (this.loads > 1) {
+      this.preview.reloaded(this);
+      return;
+    }
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.port.onmessage = (event) => this.preview.receive(this, event.data);
+    // The frame's origin is opaque, so no target origin can be named: '*'. This is its first load,
+    // nothing has run in it but preview.html, and nothing else is ever posted to its window.
+    this.el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
+  }
+
+  post(message) {
+    this.port?.postMessage(message);
+  }
+
+  /** Counts a message; true when the frame sent more than it may in this second. */
+  flooding(now) {
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.messages = 0;
+    }
+    return ++this.messages > FRAME_MESSAGES_PER_S;
+  }
+
+  /** Asks whether the page that got the port is still there; `answer(alive)` says. */
+  ping(answer) {
+    if (!this.port) {
+      answer(false);
+      return;
+    }
+    const id = ++this.pings;
+    clearTimeout(this.pingTimer);
+    this.pingTimer = setTimeout(() => {
+      if (this.pendingPing?.id === id) {
+        this.pendingPing = null;
+        answer(false);
+      }
+    }, PING_MS);
+    this.pendingPing = { id, answer };
+    this.post({ flint: 'ping', id });
+  }
+
+  pong(id) {
+    if (this.pendingPing?.id !== id) return;
+    const { answer } = this.pendingPing;
+    this.pendingPing = null;
+    clearTimeout(this.pingTimer);
+    answer(true);
+  }
+
+  /** Stops listening: nothing more is sent or heard. */
+  close() {
+    clearTimeout(this.pingTimer);
+    this.pendingPing = null;
+    this.port?.close();
+    this.port = null;
+  }
+
+  discard() {
+    this.close();
+    this.el.remove();
+  }
 }
 
 export class FlintPreview {
   constructor(container, runtimeUrl, onConsole) {
     this.container = container;
+    this.runtimeUrl = runtimeUrl;
     this.onConsole = onConsole;
     this.runtime = null;
     this.runtimeReady = false;
     this.disposed = false;
     this.runs = 0;
     this.finals = [];
-    this.shownHandlers = new Map();
+    // A final frame loaded ahead (from `begin`), so a finished answer is written at once.
+    this.spare = null;
     this.front = null;
     this.latest = null;
     this.inFlight = false;
     this.newAnswer = false;
+    this.restarts = [];
+    // Console lines waiting for the next animation frame, and the limits they passed.
+    this.limiter = new ConsoleLimiter();
+    this.lines = [];
+    this.dropTimer = 0;
     // For the scheduler: the last morph's cost (ms), when it was last posted, whether it is seen.
     this.cost = 1;
     this.lastPosted = -Infinity;
@@ -113,14 +307,7 @@ export class FlintPreview {
       this.visible = entries.some((e) => e.isIntersecting);
     });
     this.visibility.observe(container);
-    this.onMessage = (event) => this.#receive(event);
-    window.addEventListener('message', this.onMessage);
-    frameQueue.add(() => {
-      if (this.disposed) return;
-      this.runtime = makeFrame(container, 'Preview');
-      this.runtime.src = runtimeUrl;
-      if (!this.front) this.#bringToFront(this.runtime);
-    });
+    this.#newRuntime();
   }
 
   /** A new answer starts: its first snapshot replaces whatever the previous answer left on screen. */
@@ -128,6 +315,10 @@ export class FlintPreview {
     this.newAnswer = true;
     // A finished page still waiting for its frame belongs to the previous answer.
     this.runs++;
+    // Its finished page will need a frame: load one while the answer streams.
+    frameQueue.add(() => {
+      if (!this.disposed && !this.spare) this.spare = new Frame(this, 'final');
+    });
   }
 
   /** Shows `html` (a partial document) soon, within the page's frame budget; later snapshots replace it. */
@@ -146,7 +337,7 @@ export class FlintPreview {
     this.latest = null;
     this.inFlight = true;
     this.lastPosted = now;
-    this.runtime.contentWindow.postMessage({ flint: 'snapshot', html }, '*');
+    this.runtime.post({ flint: 'snapshot', html });
   }
 
   /**
@@ -156,77 +347,57 @@ export class FlintPreview {
   run(doc, onShown) {
     this.newAnswer = false;
     const run = ++this.runs;
+    if (this.spare) {
+      // No frame to create: the page is written as soon as the spare frame is ready.
+      this.#runNow(doc, onShown);
+      return;
+    }
     frameQueue.add(() => {
       if (!this.disposed && run === this.runs) this.#runNow(doc, onShown);
     });
   }
 
-  #runNow(doc, onShown) {
-    for (const pending of this.finals.filter((f) => f !== this.front)) {
-      this.shownHandlers.delete(pending);
-      pending.remove();
-    }
-    this.finals = this.finals.filter((f) => f === this.front);
-    const frame = makeFrame(this.container, 'Preview (running)');
-    this.finals.push(frame);
-    // Shown on `load`, or earlier when the page's DOM is ready (the capture script says so): a
-    // subresource that never answers (a CDN with no network) must not hold the page back.
-    let shown = false;
-    this.shownHandlers.set(frame, () => {
-      if (shown || !this.finals.includes(frame)) return;
-      shown = true;
-      this.shownHandlers.delete(frame);
-      this.#bringToFront(frame);
-      onShown();
-    });
-    frame.addEventListener('load', () => this.shownHandlers.get(frame)?.(), { once: true });
-    frame.srcdoc = doc;
-  }
-
   dispose() {
-    window.removeEventListener('message', this.onMessage);
     scheduler.forget(this);
+    consoleOut.previews.delete(this);
+    clearTimeout(this.dropTimer);
     this.visibility.disconnect();
     this.disposed = true;
-    this.runtime?.remove();
-    for (const f of this.finals) f.remove();
+    this.runtime?.discard();
+    this.spare?.discard();
+    for (const f of this.finals) f.discard();
   }
 
-  #bringToFront(frame) {
-    if (this.front === frame) return;
-    const previous = this.front;
-    frame.classList.remove('back');
-    frame.setAttribute('data-testid', 'preview-frame');
-    this.front = frame;
-    if (previous) {
-      previous.removeAttribute('data-testid');
-      previous.classList.add('back');
-    }
-    // Final frames that are no longer shown are finished with; the runtime frame is kept for reuse.
-    for (const old of this.finals) {
-      if (old !== frame) {
-        this.shownHandlers.delete(old);
-        old.remove();
-      }
-    }
-    this.finals = this.finals.filter((f) => f === frame);
+  /** Hands the waiting console lines to the app (once per animation frame, see `consoleOut`). */
+  flushConsole() {
+    const lines = this.lines;
+    this.lines = [];
+    if (this.disposed) return;
+    for (const [level, text] of lines) this.onConsole(level, text);
   }
 
-  #receive(event) {
-    const data = event.data;
+  /** A message from one of this preview's frames, over its port. */
+  receive(frame, data) {
+    if (this.disposed || frame.port === null) return;
+    if (frame.flooding(performance.now())) {
+      this.#flooded(frame);
+      return;
+    }
     if (!data || typeof data !== 'object' || typeof data.flint !== 'string') return;
-    const fromRuntime = this.runtime !== null && event.source === this.runtime.contentWindow;
-    const fromFinal = this.finals.some((f) => f.contentWindow === event.source);
-    if (!fromRuntime && !fromFinal) return;
     switch (data.flint) {
       case 'ready':
-        if (fromRuntime) {
+        if (frame.ready) break;
+        frame.ready = true;
+        if (frame === this.runtime) {
           this.runtimeReady = true;
           if (this.latest !== null) scheduler.request(this);
+        } else if (frame.doc !== null) {
+          frame.sent = true;
+          frame.post({ flint: 'run', doc: frame.doc });
         }
         break;
       case 'applied':
-        if (fromRuntime) {
+        if (frame === this.runtime && this.inFlight) {
           this.inFlight = false;
           if (typeof data.ms === 'number' && data.ms >= 0) this.cost = Math.min(data.ms, 100);
           if (this.newAnswer) {
@@ -238,19 +409,167 @@ export class FlintPreview {
         }
         break;
       case 'loaded':
-        if (fromFinal) {
-          const frame = this.finals.find((f) => f.contentWindow === event.source);
-          this.shownHandlers.get(frame)?.();
-        }
+        if (frame.kind === 'final' && frame.sent) this.#show(frame);
         break;
-      case 'console': {
-        const level = ['log', 'info', 'warn', 'error'].includes(data.level) ? data.level : 'log';
-        this.onConsole(level, typeof data.text === 'string' ? data.text : String(data.text));
+      case 'console':
+        this.#log(data.level, data.text);
         break;
-      }
+      case 'pong':
+        frame.pong(data.id);
+        break;
       default:
         break;
     }
+  }
+
+  /** `frame`'s element fired `load` again. */
+  reloaded(frame) {
+    if (this.disposed) return;
+    if (frame.kind === 'runtime' || !frame.sent) {
+      // Only preview.html ever ran in this frame, and it never navigates: something in a snapshot
+      // did. Whatever is in the frame now gets nothing more.
+      this.#note('warn', 'A preview frame navigated away while an answer was shown; it was replaced with a fresh one.');
+      if (frame === this.runtime) this.#replaceRuntime(frame);
+      else this.#dropFinal(frame);
+      return;
+    }
+    if (frame.muted) {
+      this.#show(frame);
+      return;
+    }
+    // The page was written (its own `load`), or rewrote itself with document.open(), or reloaded, or
+    // navigated. Only a page still in the realm that got the port can answer.
+    frame.ping((alive) => {
+      if (alive) this.#show(frame);
+      else this.#restart(frame);
+    });
+  }
+
+  #newRuntime() {
+    frameQueue.add(() => {
+      if (this.disposed || this.runtime) return;
+      this.runtime = new Frame(this, 'runtime');
+      if (!this.front) this.#bringToFront(this.runtime);
+    });
+  }
+
+  #replaceRuntime(frame) {
+    if (frame !== this.runtime) return;
+    frame.discard();
+    this.runtime = null;
+    this.runtimeReady = false;
+    // The snapshot in flight went to the old frame; the next one goes to the new.
+    this.inFlight = false;
+    if (this.front === frame) this.front = null;
+    this.#newRuntime();
+  }
+
+  #runNow(doc, onShown) {
+    for (const pending of this.finals.filter((f) => f !== this.front)) pending.discard();
+    this.finals = this.finals.filter((f) => f === this.front);
+    const spare = this.spare;
+    this.spare = null;
+    this.#startFinal(doc, onShown, spare);
+  }
+
+  /** Writes `doc` into `frame` (a spare) or a new final frame, swapped in once it is parsed. */
+  #startFinal(doc, onShown, frame = null) {
+    frame ??= new Frame(this, 'final');
+    frame.doc = doc;
+    frame.onShown = onShown;
+    this.finals.push(frame);
+    if (frame.ready) {
+      frame.sent = true;
+      frame.post({ flint: 'run', doc });
+    }
+  }
+
+  #dropFinal(frame) {
+    frame.discard();
+    if (this.spare === frame) this.spare = null;
+    this.finals = this.finals.filter((f) => f !== frame);
+    if (this.front === frame) this.front = null;
+  }
+
+  /** A final frame's page is gone (it reloaded or navigated): run the same page again, in a new frame. */
+  #restart(frame) {
+    frame.close();
+    if (this.disposed || !this.finals.includes(frame)) return;
+    const now = performance.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.restarts.length >= RESTARTS_MAX) {
+      this.#note('warn', 'The page keeps reloading or navigating away, so it is left as it is: run it again to start it over.');
+      this.#show(frame);
+      return;
+    }
+    this.restarts.push(now);
+    this.#note('warn', 'The page reloaded or navigated away; it was started again.');
+    const onShown = frame.shown ? null : frame.onShown;
+    frame.onShown = null;
+    this.#startFinal(frame.doc, onShown);
+  }
+
+  #flooded(frame) {
+    if (frame.kind === 'runtime') {
+      this.#note('warn', 'A preview frame sent more messages than Flint\'s runtime ever does; it was replaced with a fresh one.');
+      this.#replaceRuntime(frame);
+      return;
+    }
+    frame.close();
+    frame.muted = true;
+    this.#note('warn', `The page sent more than ${FRAME_MESSAGES_PER_S} messages in a second; its console is no longer shown.`);
+  }
+
+  #show(frame) {
+    if (frame.shown || !this.finals.includes(frame)) return;
+    frame.shown = true;
+    this.#bringToFront(frame);
+    const onShown = frame.onShown;
+    frame.onShown = null;
+    onShown?.();
+  }
+
+  #bringToFront(frame) {
+    if (this.front === frame) return;
+    const previous = this.front;
+    frame.el.classList.remove('back');
+    frame.el.setAttribute('data-testid', 'preview-frame');
+    this.front = frame;
+    if (previous) {
+      previous.el.removeAttribute('data-testid');
+      previous.el.classList.add('back');
+    }
+    // Final frames that are no longer shown are finished with; the runtime frame is kept for reuse.
+    for (const old of this.finals) {
+      if (old !== frame) old.discard();
+    }
+    this.finals = this.finals.filter((f) => f === frame);
+  }
+
+  /** A console line from a frame: limited, clipped, queued for the next animation frame. */
+  #log(level, text) {
+    const now = performance.now();
+    for (const line of this.limiter.add(level, text, now)) this.#queue(line);
+    const wait = this.limiter.pending(now);
+    if (wait !== null && !this.dropTimer) {
+      // Report the dropped lines when the window ends, even if the page then falls silent.
+      this.dropTimer = setTimeout(() => {
+        this.dropTimer = 0;
+        for (const line of this.limiter.roll(performance.now())) this.#queue(line);
+      }, wait + 1);
+    }
+  }
+
+  /** A line from Flint itself about this preview (not limited). */
+  #note(level, text) {
+    this.#queue([level, text]);
+  }
+
+  #queue(line) {
+    if (this.disposed) return;
+    this.lines.push(line);
+    if (this.lines.length > CONSOLE_QUEUE_MAX) this.lines.splice(0, this.lines.length - CONSOLE_QUEUE_MAX);
+    consoleOut.request(this);
   }
 }
 

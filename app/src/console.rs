@@ -1,10 +1,16 @@
-//! The console panel's model: lines the previewed page logged or threw, capped so a chatty page
-//! cannot grow the app's memory without bound.
+//! The console panel's model: lines the previewed page logged or threw, capped in number and in
+//! length so a chatty page cannot grow the app's memory, or the panel's work, without bound. (The
+//! preview also limits how many lines a page may send a second: `app/js/preview.js`.)
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Most lines kept; older ones are dropped first.
 pub const MAX_ENTRIES: usize = 500;
+
+/// Longest line kept, in characters; the rest is cut (the preview already cuts at 4,000 UTF-16
+/// units, so this only bounds what reaches the panel by other ways).
+pub const MAX_LINE_CHARS: usize = 4_000;
 
 /// Severity of a console line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +54,8 @@ pub struct ConsoleEntry {
     pub id: u64,
     /// Severity.
     pub level: ConsoleLevel,
-    /// The text.
-    pub text: String,
+    /// The text (shared, so the panel's list is cheap to rebuild).
+    pub text: Arc<str>,
 }
 
 /// The lines shown in the console panel.
@@ -57,21 +63,32 @@ pub struct ConsoleEntry {
 pub struct ConsoleLog {
     next_id: u64,
     entries: VecDeque<ConsoleEntry>,
+    errors: usize,
 }
 
 impl ConsoleLog {
-    /// Adds a line, dropping the oldest beyond [`MAX_ENTRIES`].
-    pub fn push(&mut self, level: ConsoleLevel, text: String) {
-        self.entries.push_back(ConsoleEntry { id: self.next_id, level, text });
+    /// Adds a line, cut to [`MAX_LINE_CHARS`], dropping the oldest beyond [`MAX_ENTRIES`].
+    pub fn push(&mut self, level: ConsoleLevel, mut text: String) {
+        if let Some((cut, _)) = text.char_indices().nth(MAX_LINE_CHARS) {
+            text.truncate(cut);
+            text.push('…');
+        }
+        if level == ConsoleLevel::Error {
+            self.errors += 1;
+        }
+        self.entries.push_back(ConsoleEntry { id: self.next_id, level, text: text.into() });
         self.next_id += 1;
         while self.entries.len() > MAX_ENTRIES {
-            self.entries.pop_front();
+            if self.entries.pop_front().is_some_and(|e| e.level == ConsoleLevel::Error) {
+                self.errors -= 1;
+            }
         }
     }
 
     /// Removes all lines (ids keep growing, so keys never repeat).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.errors = 0;
     }
 
     /// The lines, oldest first.
@@ -91,7 +108,7 @@ impl ConsoleLog {
 
     /// Number of error lines.
     pub fn errors(&self) -> usize {
-        self.entries.iter().filter(|e| e.level == ConsoleLevel::Error).count()
+        self.errors
     }
 }
 
@@ -106,13 +123,30 @@ mod tests {
             log.push(ConsoleLevel::Log, i.to_string());
         }
         assert_eq!(log.len(), MAX_ENTRIES);
-        assert_eq!(log.entries().next().map(|e| e.text.as_str()), Some("3"));
+        assert_eq!(log.entries().next().map(|e| &*e.text), Some("3"));
         log.clear();
         log.push(ConsoleLevel::parse("error"), "boom".into());
         let entry = log.entries().next().expect("one line");
         assert_eq!(entry.id, MAX_ENTRIES as u64 + 3);
         assert_eq!(entry.level.as_str(), "error");
         assert_eq!(log.errors(), 1);
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_errors_counted_as_they_come_and_go() {
+        let mut log = ConsoleLog::default();
+        log.push(ConsoleLevel::Error, "é".repeat(MAX_LINE_CHARS + 10));
+        let text = &log.entries().next().expect("a line").text;
+        assert_eq!(text.chars().count(), MAX_LINE_CHARS + 1);
+        assert!(text.ends_with('…'));
+        assert_eq!(log.errors(), 1);
+        for _ in 0..MAX_ENTRIES {
+            log.push(ConsoleLevel::Warn, "w".into());
+        }
+        assert_eq!(log.errors(), 0, "the error line was dropped with the oldest");
+        log.push(ConsoleLevel::Error, "e".into());
+        log.clear();
+        assert_eq!(log.errors(), 0);
     }
 
     #[test]

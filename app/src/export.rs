@@ -30,17 +30,72 @@ pub fn file_stem(prompt: &str) -> String {
     if stem.is_empty() { "flint-page".to_owned() } else { stem }
 }
 
-/// A page that shows `doc` in a frame sandboxed like the preview's (`allow-scripts` only, so the
-/// generated code runs in an opaque origin). The wrapper itself has no script: opened from a blob
-/// URL it has the app's origin, and `doc` only ever appears escaped inside the frame's `srcdoc`.
-pub fn tab_page(doc: &str, title: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title} — Flint</title>\
-         <style>html,body{{margin:0;height:100%}}iframe{{border:0;width:100%;height:100%;display:block}}</style>\
-         </head><body><iframe sandbox=\"allow-scripts\" title=\"{title}\" srcdoc=\"{doc}\"></iframe></body></html>\n",
-        title = escape_html(title),
-        doc = escape_html(doc),
-    )
+/// A page to show in a new tab, sandboxed as the preview is; see [`TabPage::wrapper`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabPage {
+    doc: String,
+    title: String,
+}
+
+/// The page `doc` to open in a tab called `title`.
+pub fn tab_page(doc: &str, title: &str) -> TabPage {
+    TabPage { doc: doc.to_owned(), title: title.to_owned() }
+}
+
+/// Longest address a browser follows (Chromium: 2 MiB); a page in a longer one never arrives.
+pub const MAX_URL_CHARS: usize = 2 * 1024 * 1024;
+
+/// Why a page cannot be opened in a tab.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the page is too large to open in a tab ({kb} KB as an address, at most {max_kb} KB): download it instead",
+    kb = .0 / 1024,
+    max_kb = MAX_URL_CHARS / 1024
+)]
+pub struct TooLarge(pub usize);
+
+impl TabPage {
+    /// The tab's page: a wrapper with no script, holding one frame sandboxed like the preview's
+    /// (`allow-scripts` only) that loads the preview runtime at `runtime_url` (absolute, on the
+    /// app's origin) with the document in its fragment; the runtime writes it there.
+    ///
+    /// Opened from a blob URL, the wrapper has the app's origin and inherits the app's
+    /// Content-Security-Policy, so the page cannot run in it or in a `srcdoc` frame of it (both
+    /// would get that policy: no inline scripts, no CDNs). `preview.html` is served with its own
+    /// policy (a sandbox), and a fragment never leaves the browser.
+    pub fn wrapper(&self, runtime_url: &str) -> Result<String, TooLarge> {
+        let mut src = String::with_capacity(runtime_url.len() + 5 + self.doc.len() * 5 / 4);
+        src.push_str(runtime_url);
+        src.push_str("#doc=");
+        fragment_encode(&self.doc, &mut src);
+        if src.len() > MAX_URL_CHARS {
+            return Err(TooLarge(src.len()));
+        }
+        Ok(format!(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{title} — Flint</title>\
+             <style>html,body{{margin:0;height:100%}}iframe{{border:0;width:100%;height:100%;display:block}}</style>\
+             </head><body><iframe sandbox=\"allow-scripts\" title=\"{title}\" src=\"{src}\"></iframe></body></html>\n",
+            title = escape_html(&self.title),
+            src = escape_html(&src),
+        ))
+    }
+}
+
+/// Appends `text` percent-encoded for a URL fragment, exactly as the browser serialises it (so
+/// its length is the address's), and so that `decodeURIComponent` gives `text` back: `%`,
+/// controls and whitespace (tabs and newlines would be dropped), the fragment's reserved `"<>\``,
+/// and every byte of a non-ASCII character.
+fn fragment_encode(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &byte in text.as_bytes() {
+        if byte <= b' ' || byte >= 0x7f || matches!(byte, b'%' | b'"' | b'<' | b'>' | b'`') {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 15)]));
+        } else {
+            out.push(char::from(byte));
+        }
+    }
 }
 
 /// Escapes text for HTML content and double-quoted attributes.
@@ -234,13 +289,46 @@ mod tests {
 
     #[test]
     fn a_tab_page_keeps_hostile_code_inside_the_sandboxed_frame() {
-        let hostile = "<p>\"></iframe><script>alert(document.cookie)</script>&amp;";
-        let page = tab_page(hostile, "x\"><script>");
+        let hostile = "<p>\"></iframe><script>alert(document.cookie)</script>&amp; é%41\n\tx ";
+        let page =
+            tab_page(hostile, "x\"><script>").wrapper("http://127.0.0.1:8787/preview.html").expect("fits");
         assert_eq!(page.matches("<script").count(), 0, "{page}");
         assert_eq!(page.matches("<iframe").count(), 1);
         assert!(page.contains(r#"<iframe sandbox="allow-scripts" "#), "{page}");
-        assert!(!page.contains("allow-same-origin"));
-        assert!(page.contains("&amp;amp;"), "entities in the code survive: {page}");
+        assert!(!page.contains("allow-same-origin") && !page.contains("srcdoc"));
+        let src = page.split(" src=\"").nth(1).and_then(|s| s.split('"').next()).expect("src");
+        assert!(src.starts_with("http://127.0.0.1:8787/preview.html#doc="), "{src}");
+        let fragment = src.split_once("#doc=").expect("fragment").1;
+        assert!(fragment.bytes().all(|b| b.is_ascii_graphic() && !b"<>\"`".contains(&b)), "{fragment}");
+        assert_eq!(
+            percent_decode(&fragment.replace("&amp;", "&")),
+            hostile,
+            "the page survives the round trip"
+        );
+    }
+
+    #[test]
+    fn a_page_too_large_for_an_address_is_refused() {
+        let big = " ".repeat(MAX_URL_CHARS / 3 + 1);
+        assert!(matches!(tab_page(&big, "t").wrapper("http://h/preview.html"), Err(TooLarge(_))));
+        assert!(tab_page(&"a".repeat(MAX_URL_CHARS / 2), "t").wrapper("http://h/preview.html").is_ok());
+    }
+
+    /// `decodeURIComponent`, for the test.
+    fn percent_decode(text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).expect("hex"));
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).expect("utf-8")
     }
 
     #[test]

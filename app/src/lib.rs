@@ -5,11 +5,10 @@
 //! ([`interop`]). [`run::Runner`] ties them together for one generation; [`session`] keeps the work
 //! across reloads (IndexedDB); [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
-//! [`capture`], [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`], [`variations`]) tested natively
+//! [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`], [`variations`]) tested natively
 //! with `cargo test -p flint-app`.
 
 pub mod app;
-pub mod capture;
 pub mod components;
 pub mod console;
 pub mod draft;

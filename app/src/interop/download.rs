@@ -4,6 +4,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
+use crate::export::TabPage;
+use crate::interop::preview::RUNTIME_URL;
+
 /// Why the browser would not take the file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -39,11 +42,16 @@ pub fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), DownloadErro
     Ok(())
 }
 
-/// Opens the HTML page `html` in a new tab, with no way back to this one (`noopener`). Its URL is
-/// kept until this page closes, so the tab can be reloaded.
-pub fn open_in_tab(html: &str) -> Result<(), DownloadError> {
-    let url = blob_url(html.as_bytes(), "text/html;charset=utf-8")?;
+/// Opens `page` in a new tab, with no way back to this one (`noopener`): a wrapper page from a
+/// blob URL, kept until this page closes so the tab can be reloaded, framing the preview runtime
+/// (see [`TabPage::wrapper`]).
+pub fn open_in_tab(page: &TabPage) -> Result<(), DownloadError> {
     let window = web_sys::window().ok_or(DownloadError("no window".into()))?;
+    let base = window.document().and_then(|d| d.base_uri().ok().flatten()).unwrap_or_default();
+    // Resolved as the preview frames resolve it.
+    let runtime = Url::new_with_base(RUNTIME_URL, &base)?.href();
+    let html = page.wrapper(&runtime).map_err(|e| DownloadError(e.to_string()))?;
+    let url = blob_url(html.as_bytes(), "text/html;charset=utf-8")?;
     // With `noopener` the browser returns no handle, so a blocked pop-up cannot be told apart.
     window.open_with_url_and_target_and_features(&url, "_blank", "noopener")?;
     Ok(())

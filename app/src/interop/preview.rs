@@ -1,4 +1,5 @@
-//! Typed access to the preview frames (`app/js/preview.js`).
+//! Typed access to the preview frames (`app/js/preview.js`), which load the preview runtime
+//! (`public/preview.html`) and talk to it over a `MessagePort` each.
 
 use std::cell::RefCell;
 
@@ -6,6 +7,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
 
 use crate::console::ConsoleLevel;
+
+/// Where the preview runtime is served, relative to the app's page (copied from `public/` by Trunk).
+pub const RUNTIME_URL: &str = "preview.html";
 
 #[wasm_bindgen(module = "/js/preview.js")]
 extern "C" {
@@ -33,7 +37,8 @@ extern "C" {
 }
 
 /// The live preview: snapshots morph a sandboxed runtime frame while an answer streams; the finished
-/// document runs in a fresh sandboxed frame swapped in once loaded.
+/// document runs in a fresh sandboxed frame swapped in once loaded. The pages' console lines are
+/// limited (200 a second per preview), clipped and delivered once per animation frame.
 pub struct Preview {
     js: FlintPreview,
     _on_console: Closure<dyn FnMut(String, String)>,
@@ -66,8 +71,8 @@ impl Preview {
         self.js.snapshot(html);
     }
 
-    /// Runs the complete document, scripts included; `on_shown` is called once it is on screen
-    /// (never, if another `run` comes first).
+    /// Runs the complete document, scripts included (the runtime captures its console); `on_shown`
+    /// is called once it is on screen (never, if another `run` comes first).
     pub fn run(&self, doc: &str, on_shown: impl FnOnce() + 'static) {
         let callback = Closure::once(on_shown);
         self.js.run(doc, &callback);
