@@ -193,15 +193,6 @@ pub struct LocalConfig {
     /// Longest answer in tokens, whatever the request asks. A small model that loops instead of
     /// closing its page would otherwise decode until the context window is full.
     pub max_tokens: u32,
-    /// Requests waiting for a free sequence (not yet started), all tabs together. More are refused
-    /// at once (`rate_limited`): a queue the model cannot drain only holds memory and promises.
-    pub max_waiting: usize,
-    /// Requests one tab (connection) may have waiting; more are refused at once.
-    pub max_waiting_per_connection: usize,
-    /// Prompt bytes waiting, all tabs together; more are refused at once.
-    pub max_waiting_bytes: usize,
-    /// Prompt bytes one tab may have waiting; more are refused at once.
-    pub max_waiting_bytes_per_connection: usize,
 }
 
 impl Default for LocalConfig {
@@ -217,12 +208,6 @@ impl Default for LocalConfig {
             system_prompt: None,
             prime_html: true,
             max_tokens: 2048,
-            // Eight tabs' worth of a full fan-out at eight sequences; see `local::queue` for why.
-            max_waiting: 64,
-            // `server.max_streams_per_connection`'s default: a tab alone is never refused here.
-            max_waiting_per_connection: 16,
-            max_waiting_bytes: 32 << 20,
-            max_waiting_bytes_per_connection: 4 << 20,
         }
     }
 }
