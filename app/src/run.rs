@@ -215,7 +215,9 @@ impl Runner {
             return;
         }
         inner.state.held.set(false);
-        if let Some(page) = inner.shown_page.borrow().clone() {
+        // Cloned out first: `render` writes `shown_page`, and an `if let` would hold the borrow.
+        let page = inner.shown_page.borrow().clone();
+        if let Some(page) = page {
             inner.render(page);
         }
     }
