@@ -83,7 +83,7 @@
   const navigates = (element, attr) => attr === 'action' || attr === 'formaction'
     || ((attr === 'href' || attr === 'xlink:href') && (element === 'a' || element === 'area'));
   // Longest srcset kept: a few dozen candidates. A megabyte of them costs every morph to parse.
-  const SRCSET_MAX = 2_000;
+  const SRCSET_MAX = 4_000;
 
   /** The scheme of a URL as the URL parser sees it (it drops spaces, controls, tabs and newlines). */
   const scheme = (value) => {
@@ -226,6 +226,8 @@
     });
     // The page is parsed: the app may show it without waiting for images, fonts or CDNs.
     addListener(document, 'DOMContentLoaded', () => send({ flint: 'loaded' }));
+    // The page is leaving (it reloads or navigates): the app starts it again at once.
+    addListener(window, 'pagehide', () => send({ flint: 'gone' }));
   }
 
   /** Replaces this document with `doc`; `send` (or null) gets its console. Only ever once. */

@@ -42,11 +42,24 @@ const CONSOLE_QUEUE_MAX = 500;
 // port is closed.
 const FRAME_MESSAGES_PER_S = 2_000;
 // How long a final frame that loaded again has to answer a ping: a page that rewrote itself with
-// document.open() still holds the port; one that navigated or reloaded does not.
-const PING_MS = 1_000;
+// document.open() still holds the port; one that navigated or reloaded does not. (A page leaving
+// says so first, from `pagehide`, unless it erased that listener with document.open(): the ping is
+// the fallback, generous because a busy page answers late.)
+const PING_MS = 3_000;
 // A page that reloads itself is started again, but not more than this often.
 const RESTARTS_MAX = 3;
 const RESTART_WINDOW_MS = 10_000;
+
+// No page gets to talk to the app through its window. Any frame can post to `parent`, and other
+// code in the app (Monaco's setTimeout0 shim) reads `event.data` of every window message: a page
+// posting 100 KB strings in a loop would have the app's main thread deserialise each one. Messages
+// from any window but the app's own stop here, before anyone reads them (a capturing listener on
+// the target runs before the others); the preview's frames use their ports.
+if (typeof window !== 'undefined') {
+  window.addEventListener('message', (event) => {
+    if (event.source !== window) event.stopImmediatePropagation();
+  }, true);
+}
 
 const scheduler = {
   waiting: new Set(),
@@ -194,6 +207,7 @@ class Frame {
     this.shown = false;
     this.onShown = null;
     this.muted = false;
+    this.restarted = false;
     // Messages in the current one-second window.
     this.windowStart = -Infinity;
     this.messages = 0;
@@ -257,7 +271,7 @@ class Frame {
   }
 
   pong(id) {
-    if (this.pendingPing?.id !== id) return;
+    if (id === undefined || this.pendingPing?.id !== id) return;
     const { answer } = this.pendingPing;
     this.pendingPing = null;
     clearTimeout(this.pingTimer);
@@ -417,6 +431,10 @@ export class FlintPreview {
       case 'pong':
         frame.pong(data.id);
         break;
+      case 'gone':
+        // The page is leaving (reload, navigation): start it again now rather than on the next load.
+        if (frame.kind === 'final' && frame.sent) this.#restart(frame);
+        break;
       default:
         break;
     }
@@ -433,6 +451,7 @@ export class FlintPreview {
       else this.#dropFinal(frame);
       return;
     }
+    if (frame.restarted) return;
     if (frame.muted) {
       this.#show(frame);
       return;
@@ -493,6 +512,8 @@ export class FlintPreview {
 
   /** A final frame's page is gone (it reloaded or navigated): run the same page again, in a new frame. */
   #restart(frame) {
+    if (frame.restarted) return;
+    frame.restarted = true;
     frame.close();
     if (this.disposed || !this.finals.includes(frame)) return;
     const now = performance.now();

@@ -193,6 +193,16 @@ pub struct LocalConfig {
     /// Longest answer in tokens, whatever the request asks. A small model that loops instead of
     /// closing its page would otherwise decode until the context window is full.
     pub max_tokens: u32,
+    /// Requests waiting for a free sequence (not yet started), all tabs together. More are refused
+    /// at once (`rate_limited`): a queue the model cannot drain only holds memory and promises.
+    pub max_waiting: usize,
+    /// Requests one tab (connection) may have waiting; more are refused at once. At least 1:
+    /// every request waits a moment, even for a free sequence.
+    pub max_waiting_per_connection: usize,
+    /// Prompt bytes waiting, all tabs together; more are refused at once.
+    pub max_waiting_bytes: usize,
+    /// Prompt bytes one tab may have waiting; more are refused at once.
+    pub max_waiting_bytes_per_connection: usize,
 }
 
 impl Default for LocalConfig {
@@ -208,6 +218,16 @@ impl Default for LocalConfig {
             system_prompt: None,
             prime_html: true,
             max_tokens: 2048,
+            // Eight rounds of eight sequences: at 2,048 tokens a stream on 2 cores the last one
+            // would already wait minutes. See `local::queue`.
+            max_waiting: 64,
+            // `server.max_streams_per_connection`'s default: a tab alone is never refused here.
+            max_waiting_per_connection: 16,
+            // About 6 s of tokenizing (2.7 MB/s on 2 cores): the longest a newcomer can find
+            // the tokenizer busy with others' prompts.
+            max_waiting_bytes: 16 << 20,
+            // 16 prompts of 256 kB; a full 8,192-token prompt of code or prose is about 40 kB.
+            max_waiting_bytes_per_connection: 4 << 20,
         }
     }
 }

@@ -151,9 +151,12 @@ async function startProxy(target, port) {
       res.writeHead(answer.statusCode, answer.headers);
       answer.pipe(res);
     });
+    forward.on('error', () => res.destroy());
     req.pipe(forward);
   });
   server.on('upgrade', (req, socket, head) => {
+    // A closed page resets its socket: that ends this pair, it is not the test's failure.
+    socket.on('error', () => upstream.destroy());
     const upstream = connect(Number(targetPort), hostname, () => {
       const headers = Object.entries({ ...req.headers, host }).map(([k, v]) => `${k}: ${v}`).join('\r\n');
       upstream.write(`${req.method} ${req.url} HTTP/1.1\r\n${headers}\r\n\r\n`);
@@ -162,6 +165,7 @@ async function startProxy(target, port) {
     });
     upstream.on('error', () => socket.destroy());
   });
+  server.on('clientError', (_, socket) => socket.destroy());
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   return {
     url: `http://127.0.0.1:${port}`,

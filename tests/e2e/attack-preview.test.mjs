@@ -19,7 +19,7 @@ import {
 
 const flint = useFlint({
   models: [
-    'attack-refresh@300', 'attack-flood@2000', 'attack-address@2000', 'attack-popup@2000', 'attack-links@200',
+    'attack-refresh@300', 'attack-flood@2000', 'attack-address@2000', 'attack-popup@2000', 'attack-links@100',
     'attack-nested@300', 'attack-srcset@1000', 'attack-storage@2000', 'attack-history@2000',
     'attack-reload@2000',
   ],
@@ -184,12 +184,12 @@ test('(d) regression guard: a page in a tile or in an opened tab opens no window
 test('(e) javascript: and data: links in a page being written run nothing when clicked', async () => {
   await flint.upstream.reset();
   const { page } = await openFlint(flint.browser, flint.gateway.url);
-  await runPrompt(page, 'scripted/attack-links@200', 'links');
+  await runPrompt(page, 'scripted/attack-links@100', 'links');
   const frame = page.frameLocator('[data-testid="preview-frame"]');
   await frame.locator('#l7').waitFor({ timeout: 20_000 });
   assert.equal(await streamStatus(page), 'streaming', 'the links arrived only after the answer ended');
   for (const target of ['#l1', '#l2', '#l3', '#l4 text', '#l5 text', '#l6', '#l7']) {
-    await frame.locator(target).click({ timeout: 2_000 }).catch(() => {});
+    await frame.locator(target).click({ timeout: 1_000 }).catch(() => {});
   }
   await page.waitForTimeout(1_000);
   assert.deepEqual(await beacons('jsurl'), [], 'a link in the streaming page ran code');

@@ -218,6 +218,14 @@ pub fn use_session(
             fan_out.count.set(count.clamp(1, crate::variations::MAX_VARIATIONS));
         }
         restored.set(plan.notice);
+        // What changed before the store opened (a shared link's prompt and code) was not written,
+        // and `load` replaced the record in memory with the saved one: record what the page shows.
+        saver.change(|s| {
+            s.prompt = Some(draft.prompt.get_untracked());
+            s.goal = Some(draft.goal.get_untracked());
+            s.versions = Some(state.versions.get_untracked());
+            s.variations = Some(fan_out.count.get_untracked());
+        });
         if let Some(model) = plan.model {
             // Only a model this gateway still offers; if the list cannot be read, trust the pick.
             let usable = choice.models.await.map_or(true, |list| is_usable(&list, &model));

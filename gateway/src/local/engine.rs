@@ -16,6 +16,23 @@
 //! With a fixed prefix, a request that arrives while the engine is idle always finds the cache in
 //! the same state, and the same seed and prompt give the same text. Alongside other streams the
 //! batch differs and the text may differ after some tokens.
+//!
+//! No tab may stall another's stream or grow the gateway's memory without bound, so a request
+//! passes three gates:
+//! 1. [`Engine::submit`], on the caller's thread, refuses at once a prompt that cannot fit by its
+//!    bytes or spells too many special tokens ([`super::prompt_limits`]), and a request beyond the
+//!    bounds on waiting requests ([`super::queue`]);
+//! 2. the engine thread tokenizes waiting prompts between decode steps, at most
+//!    [`TOKENIZE_BUDGET`] bytes a step (or one larger prompt), skipping requests whose tab has
+//!    gone;
+//! 3. it gives free sequences to the tabs running the fewest, in turns among equals
+//!    ([`super::admission`]).
+//!
+//! Tokenizing stays on this thread on purpose. On another thread it would run beside the decode,
+//! and llama.cpp's CPU threads (one per core) wait for each other at every graph node by
+//! spinning: a third busy thread on the same cores stretched decode steps to seconds (see
+//! `tests/local_abuse.rs`). Here a slow prompt delays the other streams by its own tokenizing time,
+//! once, and the next step runs at full speed.
 
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -28,8 +45,11 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token_type::LlamaTokenAttr;
 
-use super::scheduler::{Command, Scheduler};
+use super::prompt_limits::PromptLimits;
+use super::queue::{Queue, WaitingLimits};
+use super::scheduler::{Command, Request, Scheduler};
 use super::sequence::Job;
 use super::{backend, gguf};
 use crate::providers::ProviderError;
@@ -37,6 +57,11 @@ use crate::providers::ProviderError;
 /// Prompt tokens decoded per step at most, so a long new prompt delays the other streams' next
 /// token by a bounded amount instead of by its whole length.
 pub(super) const PREFILL_CHUNK: usize = 256;
+
+/// Prompt bytes tokenized between two decode steps at most, beyond the first prompt: about 25 ms
+/// of ordinary text, less than a step, so a burst of variations starts together while a pile of
+/// large prompts is tokenized one between each step of the running streams.
+pub(super) const TOKENIZE_BUDGET: usize = 64 << 10;
 
 /// How the engine is set up.
 #[derive(Debug, Clone)]
@@ -51,6 +76,8 @@ pub struct EngineConfig {
     pub threads: usize,
     /// Streams decoded together; more wait their turn.
     pub max_parallel: usize,
+    /// Bounds on the requests waiting for a sequence.
+    pub waiting: WaitingLimits,
 }
 
 /// What the engine learned when it loaded the model.
@@ -62,6 +89,11 @@ pub struct LoadedModel {
     pub bos: String,
     /// Text of the end-of-sequence token, for chat templates.
     pub eos: String,
+    /// The longest token text in bytes, when every prompt byte lies in one token's text (byte-level
+    /// BPE, SentencePiece); see [`super::prompt_limits`].
+    pub longest_token_bytes: Option<usize>,
+    /// Texts the tokenizer turns into special tokens (`<|im_start|>` …).
+    pub markers: Vec<String>,
 }
 
 /// Why the engine could not start.
@@ -84,6 +116,8 @@ pub struct EngineStats {
     pub steps: AtomicU64,
     /// Prompt tokens taken from the prompt cache instead of decoded.
     pub prompt_tokens_cached: AtomicU64,
+    /// Prompts of requests tokenized (admitted or refused after counting).
+    pub prompts_tokenized: AtomicU64,
 }
 
 /// Handle to the engine thread; dropping it ends the thread after the running streams are told.
@@ -92,6 +126,8 @@ pub struct Engine {
     thread: Option<JoinHandle<()>>,
     loaded: LoadedModel,
     stats: Arc<EngineStats>,
+    limits: PromptLimits,
+    queue: Queue,
 }
 
 impl Engine {
@@ -101,13 +137,19 @@ impl Engine {
         let (jobs, job_rx) = std::sync::mpsc::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let stats = Arc::new(EngineStats::default());
+        let queue = Queue::new(config.waiting);
+        let context_window = config.context_window;
         let thread_stats = stats.clone();
         let thread = std::thread::Builder::new()
             .name("flint-local-engine".into())
             .spawn(move || run(config, info, ready_tx, job_rx, thread_stats))
             .map_err(|e| EngineError::Load(format!("cannot start the engine thread: {e}")))?;
         match ready_rx.recv() {
-            Ok(Ok(loaded)) => Ok(Self { jobs: Some(jobs), thread: Some(thread), loaded, stats }),
+            Ok(Ok(loaded)) => {
+                let limits =
+                    PromptLimits::new(context_window, loaded.longest_token_bytes, loaded.markers.clone());
+                Ok(Self { jobs: Some(jobs), thread: Some(thread), loaded, stats, limits, queue })
+            }
             Ok(Err(e)) => {
                 let _ = thread.join();
                 Err(e)
@@ -129,14 +171,30 @@ impl Engine {
         &self.stats
     }
 
-    /// Queues a generation; on failure the job's channel gets the error.
-    pub fn submit(&self, job: Job) {
-        let Some(jobs) = &self.jobs else { return };
-        if let Err(std::sync::mpsc::SendError(Command::Generate(job))) = jobs.send(Command::Generate(job)) {
-            let _ = job.events.send(Err(ProviderError::ModelUnavailable(
+    /// Queues a generation, or says at once why it may not wait: a prompt that cannot fit
+    /// ([`ProviderError::PromptTooLarge`]) or a full queue ([`ProviderError::RateLimited`]). Cheap:
+    /// the prompt is scanned, not tokenized.
+    pub fn submit(&self, job: Job) -> Result<(), ProviderError> {
+        self.limits.check(&job.prompt)?;
+        let place = self.queue.enter(job.client, job.prompt.len())?;
+        let stopped = || {
+            ProviderError::ModelUnavailable(
                 "the local model's engine has stopped; see the gateway log".into(),
-            )));
-        }
+            )
+        };
+        let jobs = self.jobs.as_ref().ok_or_else(stopped)?;
+        // On failure the request, and with it its place in the queue, is dropped.
+        jobs.send(Command::Generate(Request { job, place })).map_err(|_| stopped())
+    }
+
+    /// The limits a prompt is checked against before it is queued.
+    pub fn prompt_limits(&self) -> &PromptLimits {
+        &self.limits
+    }
+
+    /// Requests and prompt bytes waiting for a sequence, all tabs together.
+    pub fn waiting(&self) -> (usize, usize) {
+        self.queue.total()
     }
 }
 
@@ -205,10 +263,46 @@ fn run(
     };
     let vocab = model.vocab();
     let text = |t: LlamaToken| String::from_utf8_lossy(&vocab.token_to_piece(t, true, None)).into_owned();
-    let loaded = LoadedModel { gguf: info, bos: text(vocab.bos()), eos: text(vocab.eos()) };
+    let (longest_token_bytes, markers) = vocabulary_bounds(&model, info.tokenizer.as_deref());
+    let loaded = LoadedModel {
+        gguf: info,
+        bos: text(vocab.bos()),
+        eos: text(vocab.eos()),
+        longest_token_bytes,
+        markers,
+    };
     let bos = loaded.bos.clone();
     if ready.send(Ok(loaded)).is_err() {
         return;
     }
     Scheduler::new(&model, n_batch, bos, config, stats).serve(&mut ctx, &jobs);
+}
+
+/// What [`super::prompt_limits`] needs from the vocabulary: the longest token text in bytes, and
+/// the texts the tokenizer matches as special tokens (control, user-defined and unknown tokens, as
+/// llama.cpp's `cache_special_tokens`).
+///
+/// The byte bound holds only where every prompt byte lies in one token's text: byte-level BPE
+/// (`gpt2`) and SentencePiece (`llama`). WordPiece or Unigram vocabularies may fold a whole unknown
+/// word, or a run of spaces, into one token; they get no byte bound.
+fn vocabulary_bounds(model: &LlamaModel, tokenizer: Option<&str>) -> (Option<usize>, Vec<String>) {
+    let vocab = model.vocab();
+    let mut piece = Vec::new();
+    let mut longest = 0;
+    let mut markers = Vec::new();
+    let special = LlamaTokenAttr::Control | LlamaTokenAttr::UserDefined | LlamaTokenAttr::Unknown;
+    for token in vocab.tokens() {
+        piece.clear();
+        vocab.token_to_piece_into(token, &mut piece, true, None);
+        longest = longest.max(piece.len());
+        if vocab.attr(token).intersects(special)
+            && let Some(text) = vocab.text(token).and_then(|t| t.to_str().ok())
+        {
+            markers.push(text.to_owned());
+        }
+    }
+    // SentencePiece without byte fallback turns an unknown character (up to 4 bytes) into one
+    // token whose text may be shorter.
+    let bounded = matches!(tokenizer, Some("gpt2" | "llama"));
+    (bounded.then_some(longest.max(4)), markers)
 }

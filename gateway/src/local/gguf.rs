@@ -67,6 +67,9 @@ pub struct GgufInfo {
     pub architecture: Option<String>,
     /// `tokenizer.chat_template`, if present.
     pub chat_template: Option<String>,
+    /// `tokenizer.ggml.model`, the vocabulary's kind (`gpt2`: byte-level BPE, `llama`:
+    /// SentencePiece, `bert`, `t5`, …), if present.
+    pub tokenizer: Option<String>,
     /// `<arch>.context_length`: the context the model was trained with.
     pub context_length: Option<u64>,
     /// Number of tensors.
@@ -112,6 +115,7 @@ pub fn inspect(path: &Path) -> Result<GgufInfo, GgufError> {
             ("tokenizer.chat_template", STRING) => {
                 info.chat_template = Some(reader.string().map_err(&corrupt)?)
             }
+            ("tokenizer.ggml.model", STRING) => info.tokenizer = Some(reader.string().map_err(&corrupt)?),
             ("general.alignment", 4) => alignment = u64::from(reader.u32().map_err(&corrupt)?),
             (k, 4 | 10) if k.ends_with(".context_length") => {
                 info.context_length = Some(if kind == 4 {

@@ -11,6 +11,8 @@ mod admission;
 pub mod engine;
 pub mod gguf;
 pub mod model_file;
+pub mod prompt_limits;
+pub mod queue;
 mod scheduler;
 pub mod sequence;
 pub mod template;

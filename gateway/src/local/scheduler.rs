@@ -11,18 +11,25 @@ use llama_cpp_2::llama_batch::LlamaBatch;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
-use super::admission;
-use super::engine::{EngineConfig, EngineStats, PREFILL_CHUNK};
+use super::admission::{self, Turns};
+use super::engine::{EngineConfig, EngineStats, PREFILL_CHUNK, TOKENIZE_BUDGET};
+use super::queue::Place;
 use super::sequence::{Job, Sequence, Step};
 use crate::providers::{ProviderError, ProviderEvent};
 
 /// The prompt-cache sequence.
 const CACHE_SEQ: i32 = 0;
 
+/// A submitted generation, holding its place in the waiting queue until a sequence takes it.
+pub(super) struct Request {
+    pub(super) job: Job,
+    pub(super) place: Place,
+}
+
 /// What the engine thread is asked to do.
 pub(super) enum Command {
     /// Run a generation.
-    Generate(Job),
+    Generate(Request),
     /// Keep this prefix in the prompt cache; the sender is told once it is decoded.
     SetPrefix(String, Sender<()>),
 }
@@ -31,7 +38,9 @@ pub(super) enum Command {
 pub(super) struct Scheduler<'m> {
     model: &'m LlamaModel,
     batch: LlamaBatch<'static>,
-    pending: VecDeque<Job>,
+    pending: VecDeque<Request>,
+    /// Whose turn it is among connections running as many sequences.
+    turns: Turns,
     active: Vec<Sequence>,
     free_ids: Vec<i32>,
     /// Tokens whose KV cells sequence 0 holds.
@@ -60,6 +69,7 @@ impl<'m> Scheduler<'m> {
             model,
             batch: LlamaBatch::new(n_batch, 1),
             pending: VecDeque::new(),
+            turns: Turns::default(),
             active: Vec::new(),
             free_ids: (1..=config.max_parallel as i32).rev().collect(),
             cache: Vec::new(),
@@ -107,7 +117,7 @@ impl<'m> Scheduler<'m> {
 
     fn take(&mut self, command: Command) {
         match command {
-            Command::Generate(job) => self.pending.push_back(job),
+            Command::Generate(request) => self.pending.push_back(request),
             Command::SetPrefix(text, done) => {
                 self.prefix_text = Some(text);
                 self.prefix_ready = false;
@@ -118,7 +128,7 @@ impl<'m> Scheduler<'m> {
 
     /// Frees the sequences whose streams were dropped.
     fn drop_cancelled(&mut self, ctx: &mut LlamaContext<'_>) {
-        self.pending.retain(|job| !job.events.is_closed());
+        self.pending.retain(|request| !request.job.events.is_closed());
         let mut i = 0;
         while i < self.active.len() {
             if self.active[i].cancelled() {
@@ -136,14 +146,33 @@ impl<'m> Scheduler<'m> {
     }
 
     /// Moves waiting jobs into free sequences, fairly between connections (see [`admission`]).
+    ///
+    /// Their prompts are tokenized here, which holds up every running stream's next token, so a
+    /// round tokenizes at most [`TOKENIZE_BUDGET`] bytes, or one larger prompt; the rest wait for
+    /// the next step. A prompt is not cut short once begun, so the budget is checked before it.
     fn admit(&mut self, ctx: &mut LlamaContext<'_>) {
+        let mut tokenized = 0;
         while let Some(id) = self.free_ids.last().copied() {
-            let Some(job) = self.next_pending() else { return };
+            let Some(at) = self.next_pending_at() else { return };
+            let bytes = self.pending[at].job.prompt.len();
+            if tokenized > 0 && tokenized + bytes > TOKENIZE_BUDGET {
+                return;
+            }
+            let Some(Request { job, place }) = self.take_pending(at) else { return };
+            // Taken out of the queue, admitted or refused below: its room there is free.
+            drop(place);
+            if job.events.is_closed() {
+                // The tab closed or cancelled while this waited, maybe during the tokenizing
+                // just before: nobody would read the answer.
+                continue;
+            }
             let vocab = self.model.vocab();
             // Templates that want a BOS usually print it; add one only when the model asks for it
             // and the text has none.
             let add_bos =
                 vocab.should_add_bos() && (self.bos.is_empty() || !job.prompt.starts_with(&self.bos));
+            self.stats.prompts_tokenized.fetch_add(1, Ordering::Relaxed);
+            tokenized += bytes.max(1);
             let tokens = vocab.tokenize(job.prompt.as_bytes(), add_bos, true);
             let window = self.config.context_window as usize;
             if tokens.is_empty() || tokens.len() >= window {
@@ -171,11 +200,19 @@ impl<'m> Scheduler<'m> {
         }
     }
 
-    /// Takes the waiting job that gets the next free sequence.
-    fn next_pending(&mut self) -> Option<Job> {
+    /// Where in `pending` the job is that gets the next free sequence.
+    fn next_pending_at(&self) -> Option<usize> {
         let running: Vec<_> = self.active.iter().map(|seq| seq.client).collect();
-        let at = admission::next_job(self.pending.iter().map(|job| job.client), &running)?;
-        self.pending.remove(at)
+        let waiting = self.pending.iter().map(|request| request.job.client);
+        admission::next_job(waiting, &running, &self.turns)
+    }
+
+    /// Takes the job at `at` out of `pending`, for its connection's turn.
+    fn take_pending(&mut self, at: usize) -> Option<Request> {
+        let request = self.pending.remove(at)?;
+        let waiting: Vec<_> = self.pending.iter().map(|request| request.job.client).collect();
+        self.turns.took(request.job.client, &waiting);
+        Some(request)
     }
 
     /// One decode: the next token of every generating stream plus prompt slices of new ones.
@@ -306,8 +343,9 @@ impl<'m> Scheduler<'m> {
             seq.send(Err(ProviderError::Interrupted("the gateway is shutting down".into())));
             self.release(ctx, seq.id);
         }
-        for job in self.pending.drain(..) {
-            let _ = job.events.send(Err(ProviderError::Interrupted("the gateway is shutting down".into())));
+        for request in self.pending.drain(..) {
+            let shutting_down = ProviderError::Interrupted("the gateway is shutting down".into());
+            let _ = request.job.events.send(Err(shutting_down));
         }
     }
 }

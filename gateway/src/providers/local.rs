@@ -13,6 +13,7 @@ use flint_protocol::{ChatMessage, ModelInfo, Role};
 use super::{EventStream, GenRequest, Provider, ProviderError};
 use crate::config::LocalConfig;
 use crate::local::engine::{Engine, EngineConfig};
+use crate::local::queue::WaitingLimits;
 use crate::local::sequence::{Job, Sampling, StopRule};
 use crate::local::template::{ChatTemplate, TUNED_SYSTEM_PROMPT, with_system_prompt};
 use crate::local::{default_threads, model_file};
@@ -58,6 +59,13 @@ impl LocalProvider {
             kv_tokens: config.kv_tokens.unwrap_or(config.context_window.max(16).saturating_mul(2)),
             threads: config.threads.unwrap_or_else(default_threads),
             max_parallel: config.max_parallel.clamp(1, 64),
+            // Every request waits a moment, even for a free sequence: at least one must fit.
+            waiting: WaitingLimits {
+                requests: config.max_waiting.max(1),
+                requests_per_connection: config.max_waiting_per_connection.max(1),
+                bytes: config.max_waiting_bytes.max(1),
+                bytes_per_connection: config.max_waiting_bytes_per_connection.max(1),
+            },
         };
         let state = Engine::start(engine_config).map_err(|e| e.to_string()).and_then(|engine| {
             let loaded = engine.loaded();
@@ -121,6 +129,7 @@ impl LocalProvider {
         };
         let (events, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let stop = (!preamble.is_empty()).then_some(HTML_STOP);
+        // A refusal comes back here, so the stream's first item says why at once.
         ready.engine.submit(Job {
             client: request.client,
             prompt,
@@ -133,7 +142,7 @@ impl LocalProvider {
             sampling,
             model_label: self.config.model.clone(),
             events,
-        });
+        })?;
         // Dropping this stream drops the receiver; the engine sees the closed channel before its
         // next step and frees the sequence.
         Ok(Box::pin(futures::stream::poll_fn(move |cx| rx.poll_recv(cx))))
