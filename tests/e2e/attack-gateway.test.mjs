@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
   assertEventually, editorText, freePort, openFlint, runPrompt, startGateway, useFlint, waitConnected,
@@ -29,8 +29,14 @@ async function startAttacker(pages = {}) {
     res.end(page ?? '');
   });
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
-  return { origin: `http://127.0.0.1:${port}`, seen, close: () => new Promise((ok) => server.close(ok)) };
+  const close = () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); });
+  // Closed after the file too: a failed test must not keep the process alive.
+  attackers.push(close);
+  return { origin: `http://127.0.0.1:${port}`, seen, close };
 }
+
+const attackers = [];
+after(() => Promise.all(attackers.map((close) => close())));
 
 /** A page that reports to the attacker: `ping('what')` requests /ping?what. */
 function pinger(attacker) {
@@ -166,10 +172,19 @@ async function startProxy(target, port) {
     upstream.on('error', () => socket.destroy());
   });
   server.on('clientError', (_, socket) => socket.destroy());
+  // Upgraded sockets are no longer the server's to close, yet `close` waits for them: end them all.
+  const sockets = new Set();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(ok); }),
+    close: () => new Promise((ok) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => ok());
+    }),
   };
 }
 

@@ -220,12 +220,16 @@ pub fn use_session(
         restored.set(plan.notice);
         // What changed before the store opened (a shared link's prompt and code) was not written,
         // and `load` replaced the record in memory with the saved one: record what the page shows.
-        saver.change(|s| {
-            s.prompt = Some(draft.prompt.get_untracked());
-            s.goal = Some(draft.goal.get_untracked());
-            s.versions = Some(state.versions.get_untracked());
-            s.variations = Some(fan_out.count.get_untracked());
-        });
+        // Only then (a link is opened before this hook watches anything): a start-up with nothing
+        // new writes nothing.
+        if opened_shared_link || saver.changed_early.get() {
+            saver.change(|s| {
+                s.prompt = Some(draft.prompt.get_untracked());
+                s.goal = Some(draft.goal.get_untracked());
+                s.versions = Some(state.versions.get_untracked());
+                s.variations = Some(fan_out.count.get_untracked());
+            });
+        }
         if let Some(model) = plan.model {
             // Only a model this gateway still offers; if the list cannot be read, trust the pick.
             let usable = choice.models.await.map_or(true, |list| is_usable(&list, &model));
@@ -246,6 +250,8 @@ struct Saver {
     /// `None` until opened, and for good when IndexedDB cannot be used.
     store: RefCell<Option<SessionStore>>,
     loaded: Cell<bool>,
+    /// Something changed before the store opened (see `use_session`).
+    changed_early: Cell<bool>,
     session: RefCell<SavedSession>,
     /// The editor changed since the last write: read its code at the next one.
     code_changed: Cell<bool>,
@@ -263,6 +269,7 @@ impl Saver {
             history_changed,
             store: RefCell::new(None),
             loaded: Cell::new(false),
+            changed_early: Cell::new(false),
             session: RefCell::new(SavedSession::default()),
             code_changed: Cell::new(false),
             throttle: RefCell::new(SaveThrottle::default()),
@@ -356,6 +363,9 @@ impl Saver {
     }
 
     fn change(self: &Rc<Self>, edit: impl FnOnce(&mut SavedSession)) {
+        if !self.loaded.get() {
+            self.changed_early.set(true);
+        }
         edit(&mut self.session.borrow_mut());
         self.request();
     }
