@@ -75,7 +75,8 @@ function modelToml(model) {
 }
 
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
-export async function startGateway({ upstreamUrl, port, models = [], args = [] }) {
+/** `gatewayBin` and `dist` default to the build under test; benchmarks pass a baseline's. */
+export async function startGateway({ upstreamUrl, port, models = [], args = [], gatewayBin, dist }) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
   const config = join(dir, 'flint.toml');
@@ -84,7 +85,7 @@ default_model = "scripted/counter@300"
 
 [server]
 listen = "127.0.0.1:${port}"
-dist = ${JSON.stringify(process.env.FLINT_DIST ?? join(ROOT, 'dist'))}
+dist = ${JSON.stringify(dist ?? process.env.FLINT_DIST ?? join(ROOT, 'dist'))}
 
 [share]
 database = ${JSON.stringify(join(dir, 'shares.sqlite3'))}
@@ -103,7 +104,7 @@ models = [
 [[providers]]
 kind = "local"
 `);
-  const proc = spawn(bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config, ...args],
+  const proc = spawn(gatewayBin ?? bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
   const log = collect(proc, 'gateway');
   const url = `http://127.0.0.1:${port}`;
