@@ -46,6 +46,7 @@ mod tests {
             model: id.into(),
             label: id.to_uppercase(),
             context_window: 8192,
+            context_source: Default::default(),
             tokenizer: Default::default(),
             available,
             problem: (!available).then(|| "no key".into()),

@@ -155,6 +155,7 @@ mod tests {
             model: id.into(),
             label: id.into(),
             context_window: 8192,
+            context_source: Default::default(),
             tokenizer: Default::default(),
             available,
             problem: (!available).then(|| "no key".into()),

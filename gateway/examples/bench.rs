@@ -90,7 +90,7 @@ async fn main() -> anyhow::Result<()> {
     let models = RATES.iter().map(|r| ModelConfig {
         id: format!("large@{r}"),
         label: None,
-        context_window: 128_000,
+        context_window: Some(128_000),
         tokenizer: None,
     });
     let config = Config {
@@ -98,7 +98,9 @@ async fn main() -> anyhow::Result<()> {
             name: "scripted".into(),
             base_url: base.clone(),
             api_key_env: None,
-            api_key: None,
+            // A key, so the gateway scrubs every delta for it as it does for a real provider.
+            api_key: Some("sk-bench-0123456789abcdefghijklmnopqrstuv".into()),
+            api_key_optional: false,
             models: models.collect(),
             max_tokens_field: Default::default(),
         })],

@@ -107,12 +107,17 @@ pub struct OpenAiConfig {
     pub name: String,
     /// Base URL up to and including `/v1`.
     pub base_url: String,
-    /// Environment variable holding the key (preferred over `api_key`).
+    /// Environment variable holding the key (preferred over `api_key`). Neither set: the server
+    /// wants no key (llama.cpp, Ollama, vLLM) and requests carry no `Authorization`.
     #[serde(default)]
     pub api_key_env: Option<String>,
     /// The key itself, for local servers that want any non-empty key.
     #[serde(default)]
     pub api_key: Option<String>,
+    /// `api_key_env` may be unset: the quick start names its variable whether or not the server
+    /// wants a key. Not in the file, where naming a variable means the key is needed.
+    #[serde(skip)]
+    pub api_key_optional: bool,
     /// Models offered through this provider.
     pub models: Vec<ModelConfig>,
     /// Name of the length-limit field sent upstream; see [`MaxTokensField`].
@@ -153,17 +158,18 @@ pub struct ModelConfig {
     /// Label shown in the picker; defaults to `id`.
     #[serde(default)]
     pub label: Option<String>,
-    /// Context window in tokens.
-    #[serde(default = "default_context_window")]
-    pub context_window: u32,
+    /// Context window in tokens; the server's own figure wins when it reports one, and without
+    /// either the window is [guessed](GUESSED_CONTEXT_WINDOW).
+    #[serde(default)]
+    pub context_window: Option<u32>,
     /// How it counts tokens (`o200k` or `estimate`); guessed from `id` when absent.
     #[serde(default)]
     pub tokenizer: Option<flint_protocol::Tokenizer>,
 }
 
-fn default_context_window() -> u32 {
-    128_000
-}
+/// The context window assumed for a model neither configured nor reported by its server, and
+/// labelled as a guess in `/api/models`: today's common size for hosted models.
+pub const GUESSED_CONTEXT_WINDOW: u32 = 128_000;
 
 /// The embedded model.
 #[derive(Debug, Clone, Deserialize)]
@@ -313,7 +319,7 @@ impl Config {
                 .map(|id| ModelConfig {
                     id: id.to_owned(),
                     label: None,
-                    context_window: default_context_window(),
+                    context_window: None,
                     tokenizer: None,
                 })
                 .collect();
@@ -325,6 +331,7 @@ impl Config {
                 base_url: base_url.trim().to_owned(),
                 api_key_env: Some(QUICK_START_API_KEY.to_owned()),
                 api_key: None,
+                api_key_optional: true,
                 models,
                 max_tokens_field: MaxTokensField::default(),
             }));
@@ -395,7 +402,7 @@ mod tests {
         assert_eq!(config.server.max_streams_per_connection, 16, "unset limits keep their defaults");
         let ProviderConfig::Openai(cerebras) = &config.providers[0] else { panic!("expected openai") };
         assert_eq!(cerebras.max_tokens_field, MaxTokensField::MaxCompletionTokens);
-        assert_eq!(cerebras.models[0].context_window, 128_000);
+        assert_eq!(cerebras.models[0].context_window, None, "unset: discovered or guessed later");
     }
 
     #[test]
@@ -444,6 +451,7 @@ mod tests {
         let ProviderConfig::Openai(quick) = &config.providers[0] else { panic!("expected openai") };
         assert_eq!(quick.name, QUICK_START_PROVIDER);
         assert_eq!(quick.api_key_env.as_deref(), Some(QUICK_START_API_KEY));
+        assert!(quick.api_key_optional, "local servers want no key");
         let ids: Vec<_> = quick.models.iter().map(|m| m.id.as_str()).collect();
         assert_eq!(ids, ["qwen2.5-coder", "llama3.2"]);
         assert_eq!(config.providers.len(), 1, "no local model when a provider is configured");

@@ -68,6 +68,7 @@ mod tests {
             model: id.into(),
             label: id.into(),
             context_window: 8192,
+            context_source: Default::default(),
             tokenizer: Default::default(),
             available,
             problem: (!available).then(|| "set P_KEY".into()),

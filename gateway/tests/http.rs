@@ -37,16 +37,28 @@ async fn the_model_list_never_contains_a_key() {
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key_env: None,
             api_key: Some(format!("{KEY}-inline")),
-            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000, tokenizer: None }],
+            models: vec![ModelConfig {
+                id: "m".into(),
+                label: None,
+                context_window: Some(1000),
+                tokenizer: None,
+            }],
             max_tokens_field: Default::default(),
+            api_key_optional: false,
         }));
         config.providers.push(ProviderConfig::Openai(OpenAiConfig {
             name: "unset".into(),
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key_env: Some("FLINT_TEST_UNSET_KEY".into()),
             api_key: None,
-            models: vec![ModelConfig { id: "m".into(), label: None, context_window: 1000, tokenizer: None }],
+            models: vec![ModelConfig {
+                id: "m".into(),
+                label: None,
+                context_window: Some(1000),
+                tokenizer: None,
+            }],
             max_tokens_field: Default::default(),
+            api_key_optional: false,
         }));
     })
     .await;

@@ -213,7 +213,7 @@ async fn start_leaky() -> Gateway {
                 openai.models.extend(leaks.map(|id| ModelConfig {
                     id: id.into(),
                     label: None,
-                    context_window: 8192,
+                    context_window: Some(8192),
                     tokenizer: None,
                 }));
             }

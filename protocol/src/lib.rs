@@ -237,6 +237,9 @@ pub struct ModelInfo {
     pub label: String,
     /// Context window in tokens.
     pub context_window: u32,
+    /// Where `context_window` comes from; a [guess](ContextSource::Guess) may be far off.
+    #[serde(default)]
+    pub context_source: ContextSource,
     /// How the model counts tokens (for the context meter).
     #[serde(default)]
     pub tokenizer: Tokenizer,
@@ -245,6 +248,19 @@ pub struct ModelInfo {
     /// What is wrong with the model, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+}
+
+/// Where a model's context window was learnt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextSource {
+    /// Set in the gateway's configuration (what a gateway that does not say reports).
+    #[default]
+    Configured,
+    /// Reported by the serving model server itself.
+    Discovered,
+    /// Neither configured nor reported: a common size, which the server may not match.
+    Guess,
 }
 
 /// How a model splits text into tokens.
@@ -294,6 +310,17 @@ mod tests {
         assert_eq!(start.stream, 7);
         assert_eq!(start.params, GenParams::default());
         assert_eq!(start.messages[0].role, Role::User);
+    }
+
+    #[test]
+    fn a_model_without_a_context_source_reads_as_configured() {
+        let old =
+            r#"{"id":"p/m","provider":"p","model":"m","label":"m","context_window":8192,"available":true}"#;
+        let info: ModelInfo = serde_json::from_str(old).expect("an older gateway's entry parses");
+        assert_eq!(info.context_source, ContextSource::Configured);
+        let guessed = ModelInfo { context_source: ContextSource::Guess, ..info };
+        let json = serde_json::to_string(&guessed).expect("serialises");
+        assert!(json.contains(r#""context_source":"guess""#), "{json}");
     }
 
     #[test]

@@ -161,6 +161,8 @@ impl Provider for LocalProvider {
             model: self.config.model.clone(),
             label: format!("{} (embedded, CPU)", self.config.model),
             context_window: self.config.context_window,
+            // The window the engine allocates: configured, and exact.
+            context_source: flint_protocol::ContextSource::Configured,
             // Its own vocabulary is not in the worker: the meter shows an estimate.
             tokenizer: flint_protocol::Tokenizer::Estimate,
             available: self.state.is_ok(),

@@ -14,6 +14,7 @@ use crate::config::{Config, ProviderConfig};
 pub mod local;
 pub mod openai;
 mod openai_chunk;
+mod openai_context;
 mod openai_errors;
 pub mod sse;
 
@@ -87,6 +88,13 @@ pub enum ProviderError {
     /// The model is configured but cannot run (missing or corrupt file).
     #[error("{0}")]
     ModelUnavailable(String),
+    /// The answer finished without a single character of text.
+    ///
+    /// Reported as `upstream_unavailable` rather than with a code of its own: the protocol's codes
+    /// are a closed enum that an already-open page could not read, and to the person an empty
+    /// answer is the provider failing to answer, retried the same way. The message says which.
+    #[error("{0}")]
+    Empty(String),
 }
 
 impl ProviderError {
@@ -97,7 +105,7 @@ impl ProviderError {
             Self::UnknownModel(_) => ErrorCode::UnknownModel,
             Self::RateLimited { .. } => ErrorCode::RateLimited,
             Self::PromptTooLarge(_) => ErrorCode::PromptTooLarge,
-            Self::Unavailable(_) => ErrorCode::UpstreamUnavailable,
+            Self::Unavailable(_) | Self::Empty(_) => ErrorCode::UpstreamUnavailable,
             Self::Interrupted(_) => ErrorCode::UpstreamInterrupted,
             Self::Protocol(_) => ErrorCode::UpstreamProtocol,
             Self::ModelUnavailable(_) => ErrorCode::ModelUnavailable,

@@ -11,8 +11,8 @@
 //! OpenAI-compatible endpoint silently ignores `max_completion_tokens`, and llama.cpp's server only
 //! learned it in 2026; Cerebras, Groq and vLLM accept both.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use flint_protocol::{ModelInfo, Tokenizer};
@@ -20,10 +20,10 @@ use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
 use self::redact::Redactor;
-use super::openai_chunk;
 use super::openai_errors::{self, KeyHint};
 use super::sse::{SseError, SseParser};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+use super::{openai_chunk, openai_context};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
 // Declared here rather than in `providers/mod.rs`: only this provider holds a key.
@@ -34,6 +34,18 @@ pub(crate) mod redact;
 pub struct OpenAiProvider {
     inner: Arc<Inner>,
     models: Vec<ModelConfig>,
+    /// Context windows the server reported, by model; filled once, in the background.
+    discovered: Arc<RwLock<HashMap<String, u32>>>,
+    /// The discovery task, stopped with the provider.
+    discovery: Option<tokio::task::AbortHandle>,
+}
+
+impl Drop for OpenAiProvider {
+    fn drop(&mut self) {
+        if let Some(task) = &self.discovery {
+            task.abort();
+        }
+    }
 }
 
 /// What a stream needs after the provider call returned.
@@ -65,7 +77,12 @@ impl OpenAiProvider {
         let (key, hint) = match (&config.api_key_env, &config.api_key) {
             (Some(var), fallback) => {
                 let key = env(var).filter(|k| !k.trim().is_empty()).or_else(|| fallback.clone());
-                (key, KeyHint::Env(var.clone()))
+                let hint = if key.is_none() && config.api_key_optional {
+                    KeyHint::Unset(var.clone())
+                } else {
+                    KeyHint::Env(var.clone())
+                };
+                (key, hint)
             }
             (None, Some(key)) => (Some(key.clone()), KeyHint::ConfigFile),
             (None, None) => (None, KeyHint::None),
@@ -78,7 +95,24 @@ impl OpenAiProvider {
             Some(value)
         });
         let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let discovered = Arc::new(RwLock::new(HashMap::new()));
+        let discovery = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            let (client, base_url, auth) = (client.clone(), config.base_url.clone(), authorization.clone());
+            let models: Vec<String> = config.models.iter().map(|m| m.id.clone()).collect();
+            let (name, into) = (config.name.clone(), discovered.clone());
+            runtime
+                .spawn(async move {
+                    let found = openai_context::discover(&client, &base_url, auth.as_ref(), &models).await;
+                    if !found.is_empty() {
+                        tracing::info!(provider = %name, windows = ?found, "the server reports its context windows");
+                    }
+                    into.write().unwrap_or_else(|e| e.into_inner()).extend(found);
+                })
+                .abort_handle()
+        });
         Self {
+            discovered,
+            discovery,
             inner: Arc::new(Inner {
                 name: config.name.clone(),
                 endpoint,
@@ -93,6 +127,7 @@ impl OpenAiProvider {
     }
 
     /// Why the provider cannot be used, if it cannot: its key's environment variable is unset.
+    /// No key configured at all is not a problem: local servers want none.
     fn problem(&self) -> Option<String> {
         match (&self.inner.hint, &self.inner.authorization) {
             (KeyHint::Env(var), None) => Some(format!("set {var} to your {} API key", self.inner.name)),
@@ -108,17 +143,23 @@ impl Provider for OpenAiProvider {
 
     fn models(&self) -> Vec<ModelInfo> {
         let problem = self.problem();
+        let discovered = self.discovered.read().unwrap_or_else(|e| e.into_inner());
         self.models
             .iter()
-            .map(|m| ModelInfo {
-                id: format!("{}/{}", self.inner.name, m.id),
-                provider: self.inner.name.clone(),
-                model: m.id.clone(),
-                label: m.label.clone().unwrap_or_else(|| m.id.clone()),
-                context_window: m.context_window,
-                tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
-                available: problem.is_none(),
-                problem: problem.clone(),
+            .map(|m| {
+                let (context_window, context_source) =
+                    openai_context::context_of(discovered.get(&m.id).copied(), m.context_window);
+                ModelInfo {
+                    id: format!("{}/{}", self.inner.name, m.id),
+                    provider: self.inner.name.clone(),
+                    model: m.id.clone(),
+                    label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+                    context_window,
+                    context_source,
+                    tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
+                    available: problem.is_none(),
+                    problem: problem.clone(),
+                }
             })
             .collect()
     }

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
 use super::openai::redact::{Redactor, Scrubber};
-use super::openai_errors::tidy;
+use super::openai_errors::{is_context_refusal, tidy};
 use super::{ProviderError, ProviderEvent};
 
 /// Where a stream is: started, its finish reason, `[DONE]` seen, text held back.
@@ -36,7 +36,15 @@ pub(crate) enum ChunkError {
     /// Not JSON, or not a chunk.
     Json,
     /// The upstream sent an error object in the stream.
-    Upstream(String),
+    Upstream {
+        /// Its message.
+        message: String,
+        /// It says the prompt does not fit the context.
+        context: bool,
+    },
+    /// `[DONE]` came, but no chunk carried a `finish_reason`: the server stopped without saying
+    /// the answer was complete (llama.cpp does so when a slot is cut off), so it may be partial.
+    Unfinished,
 }
 
 impl ChunkError {
@@ -44,9 +52,16 @@ impl ChunkError {
     pub(crate) fn into_error(self, name: &str, redactor: &Redactor) -> ProviderError {
         match self {
             Self::Json => ProviderError::Protocol(format!("{name} sent an event that is not a valid chunk")),
-            Self::Upstream(message) => {
+            Self::Upstream { message, context: true } => ProviderError::PromptTooLarge(format!(
+                "the prompt does not fit the model's context; {name} stopped: {}",
+                tidy(&message, redactor)
+            )),
+            Self::Upstream { message, context: false } => {
                 ProviderError::Unavailable(format!("{name} failed mid-answer: {}", tidy(&message, redactor)))
             }
+            Self::Unfinished => ProviderError::Interrupted(format!(
+                "{name} ended the answer without saying it was complete (no finish_reason); it may be cut short"
+            )),
         }
     }
 }
@@ -153,12 +168,16 @@ impl ChunkState {
             self.start(None, out);
             self.release(out);
             self.done = true;
-            out.push_back(Ok(ProviderEvent::Finished(self.finish.unwrap_or(FinishReason::Stop))));
+            let reason = self.finish.ok_or(ChunkError::Unfinished)?;
+            out.push_back(Ok(ProviderEvent::Finished(reason)));
             return Ok(());
         }
         let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|_| ChunkError::Json)?;
         if let Some(error) = chunk.error {
-            return Err(ChunkError::Upstream(error_message(&error)));
+            return Err(ChunkError::Upstream {
+                message: error_message(&error),
+                context: is_context_refusal(&error),
+            });
         }
         self.start(chunk.model.as_deref(), out);
         if let Some(choice) = chunk.choices.0 {
@@ -253,8 +272,15 @@ mod tests {
     #[test]
     fn text_that_may_be_the_key_waits_and_the_key_itself_never_goes_out() {
         let chunk = |text: &str| format!(r#"{{"choices":[{{"delta":{{"content":"{text}"}}}}]}}"#);
-        let (events, _) =
-            run(&[&chunk("key: sk-sec"), &chunk("ret-01"), &chunk("23456789!"), &chunk("sk-sec"), "[DONE]"]);
+        let stop = r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#;
+        let (events, _) = run(&[
+            &chunk("key: sk-sec"),
+            &chunk("ret-01"),
+            &chunk("23456789!"),
+            &chunk("sk-sec"),
+            stop,
+            "[DONE]",
+        ]);
         let events: Vec<_> = events.into_iter().map(|e| e.expect("no errors")).collect();
         assert_eq!(
             events[1..],
@@ -273,9 +299,32 @@ mod tests {
     fn bad_json_and_error_objects_are_reported() {
         assert_eq!(run(&["{not json"]).1, Err(ChunkError::Json));
         let (_, result) = run(&[r#"{"error":{"message":"overloaded"}}"#]);
-        assert_eq!(result, Err(ChunkError::Upstream("overloaded".into())));
+        assert_eq!(result, Err(ChunkError::Upstream { message: "overloaded".into(), context: false }));
         let redactor = Redactor::new(Some("sk-secret-0123456789"));
-        let err = ChunkError::Upstream("bad key SK-SECRET-0123456789".into()).into_error("groq", &redactor);
+        let upstream =
+            ChunkError::Upstream { message: "bad key SK-SECRET-0123456789".into(), context: false };
+        let err = upstream.into_error("groq", &redactor);
         assert_eq!(err, ProviderError::Unavailable("groq failed mid-answer: bad key [redacted]".into()));
+    }
+
+    #[test]
+    fn a_context_error_event_is_a_prompt_too_large() {
+        let (_, result) =
+            run(&[r#"{"error":{"message":"maximum context length is 2048 tokens","code":400}}"#]);
+        let Err(err) = result else { panic!("an error event must fail the stream") };
+        let err = err.into_error("vllm", &Redactor::new(None));
+        assert!(
+            matches!(&err, ProviderError::PromptTooLarge(m) if m.contains("maximum context length is 2048")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn done_without_a_finish_reason_is_unfinished_after_the_text() {
+        let (events, result) = run(&[r#"{"choices":[{"delta":{"content":"half an"}}]}"#, "[DONE]"]);
+        assert_eq!(result, Err(ChunkError::Unfinished));
+        assert_eq!(events.last(), Some(&Ok(ProviderEvent::Delta("half an".into()))), "the text comes first");
+        let err = ChunkError::Unfinished.into_error("llamacpp", &Redactor::new(None));
+        assert!(matches!(err, ProviderError::Interrupted(_)), "{err:?}");
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Messages name the provider and what to change; they never contain the key (upstream text is
 //! scrubbed of it in any form, see [`Redactor`], and a 401's upstream text, which often echoes
-//! part of the key, is not used).
+//! part of the key, is only used when no key was sent). The upstream's own reason is kept: a
+//! person can act on "Requested tokens (6015) exceed context window of 2048", not on "400".
 
 use std::time::{Duration, SystemTime};
 
@@ -22,6 +23,8 @@ pub(crate) enum KeyHint {
     ConfigFile,
     /// No key is configured.
     None,
+    /// The quick start's variable, unset: a server that wants no key is fine without it.
+    Unset(String),
 }
 
 /// Largest error body read from an upstream.
@@ -94,28 +97,44 @@ pub(crate) async fn status_error(
         }
     }
     let upstream = upstream_message(&body, redactor);
+    let context = serde_json::from_slice::<serde_json::Value>(&body)
+        .is_ok_and(|v| is_context_refusal(v.get("error").unwrap_or(&v)));
     tracing::warn!(provider = name, %status, message = upstream.as_deref().unwrap_or(""), "upstream refused");
-    classify(name, model, hint, status, upstream, retry_after)
+    let refusal = Refusal { status, upstream, context, retry_after };
+    classify(name, model, hint, refusal)
+}
+
+/// What a failed response said.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    /// Its status.
+    pub status: StatusCode,
+    /// Its message, [tidied](tidy).
+    pub upstream: Option<String>,
+    /// Its code or type says the prompt does not fit the context (whatever the message says).
+    pub context: bool,
+    /// When to retry, if it said.
+    pub retry_after: Option<Duration>,
 }
 
 /// The mapping itself, apart from I/O so it can be tested.
-pub(crate) fn classify(
-    name: &str,
-    model: &str,
-    hint: &KeyHint,
-    status: StatusCode,
-    upstream: Option<String>,
-    retry_after: Option<Duration>,
-) -> ProviderError {
+pub(crate) fn classify(name: &str, model: &str, hint: &KeyHint, refusal: Refusal) -> ProviderError {
+    let Refusal { status, upstream, context, retry_after } = refusal;
     let detail = upstream.as_deref().map(|m| format!(": {m}")).unwrap_or_default();
     match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+            // Without a key sent, the upstream's words cannot echo one, and they say what it wants.
             let check = match hint {
-                KeyHint::Env(var) => format!("check {var}"),
-                KeyHint::ConfigFile => "check api_key in flint.toml".to_owned(),
-                KeyHint::None => "set api_key_env in flint.toml (no key is configured)".to_owned(),
+                KeyHint::Env(var) => format!("the provider rejected the API key for {name}; check {var}"),
+                KeyHint::ConfigFile => {
+                    format!("the provider rejected the API key for {name}; check api_key in flint.toml")
+                }
+                KeyHint::None => format!(
+                    "{name} wants an API key and none is configured; set api_key_env (or api_key) for it in flint.toml{detail}"
+                ),
+                KeyHint::Unset(var) => format!("{name} wants an API key; set {var}{detail}"),
             };
-            ProviderError::Unauthorized(format!("the provider rejected the API key for {name}; {check}"))
+            ProviderError::Unauthorized(check)
         }
         StatusCode::NOT_FOUND => {
             ProviderError::UnknownModel(format!("{name} does not know the model {model}{detail}"))
@@ -124,26 +143,41 @@ pub(crate) fn classify(
             let wait =
                 retry_after.map(|d| format!("; retry in {} s", d.as_secs_f64().ceil())).unwrap_or_default();
             ProviderError::RateLimited {
-                message: format!("{name} is rate limiting requests{wait}"),
+                message: format!("{name} is rate limiting requests{wait}{detail}"),
                 retry_after,
             }
         }
         StatusCode::PAYLOAD_TOO_LARGE => {
             ProviderError::PromptTooLarge(format!("the prompt is too large for {name}{detail}"))
         }
-        StatusCode::BAD_REQUEST if upstream.as_deref().is_some_and(mentions_context_length) => {
+        // Servers refuse an oversized prompt with 400, 413, 422 or even 500 (older llama.cpp).
+        _ if context || upstream.as_deref().is_some_and(mentions_context_length) => {
             ProviderError::PromptTooLarge(format!("the prompt does not fit {model}'s context{detail}"))
         }
         _ => ProviderError::Unavailable(format!("{name} answered {status}{detail}")),
     }
 }
 
+/// Whether an upstream error object (or bare message) says the prompt does not fit the context:
+/// by its `code` or `type` (OpenAI's `context_length_exceeded`, llama.cpp's
+/// `exceed_context_size_error`), or in its words.
+pub(crate) fn is_context_refusal(error: &serde_json::Value) -> bool {
+    let coded = ["code", "type"].iter().filter_map(|field| error.get(*field)?.as_str()).any(|value| {
+        let value = value.to_ascii_lowercase();
+        value.contains("context_length") || value.contains("context_size")
+    });
+    coded || mentions_context_length(&error_message(error))
+}
+
+/// The phrasings of OpenAI, vLLM ("maximum context length"), llama.cpp ("exceed context window",
+/// "exceeds the available context size"), Anthropic-style gateways and others.
 fn mentions_context_length(message: &str) -> bool {
     let message = message.to_ascii_lowercase();
     [
         "context length",
         "context_length",
         "context window",
+        "context size",
         "maximum context",
         "prompt is too long",
         "too many tokens",
@@ -155,7 +189,9 @@ fn mentions_context_length(message: &str) -> bool {
 /// The upstream's error message from a JSON body (`{"error": {"message"}}`, `{"error": "…"}`,
 /// `{"message"}` or `{"detail"}`), [tidied](tidy).
 pub(crate) fn upstream_message(body: &[u8], redactor: &Redactor) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return plain_text(body).map(|text| tidy(text, redactor));
+    };
     let message = match (value.get("error"), value.get("message"), value.get("detail")) {
         (Some(error), _, _) => error_message(error),
         (None, Some(serde_json::Value::String(m)), _) | (None, None, Some(serde_json::Value::String(m))) => {
@@ -164,6 +200,12 @@ pub(crate) fn upstream_message(body: &[u8], redactor: &Redactor) -> Option<Strin
         _ => return None,
     };
     Some(tidy(&message, redactor)).filter(|m| !m.is_empty())
+}
+
+/// A body that is short plain text (some servers answer errors that way), not an HTML page.
+fn plain_text(body: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(body).ok()?.trim();
+    (!text.is_empty() && !text.starts_with('<') && text.len() <= 2 * MAX_MESSAGE_CHARS).then_some(text)
 }
 
 /// `retry-after-ms`, or `retry-after` in seconds or as an HTTP date.
@@ -182,10 +224,23 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn env_hint() -> KeyHint {
         KeyHint::Env("CEREBRAS_API_KEY".into())
+    }
+
+    fn classify(
+        name: &str,
+        model: &str,
+        hint: &KeyHint,
+        status: StatusCode,
+        upstream: Option<String>,
+        retry_after: Option<Duration>,
+    ) -> ProviderError {
+        super::classify(name, model, hint, Refusal { status, upstream, context: false, retry_after })
     }
 
     #[test]
@@ -211,6 +266,44 @@ mod tests {
     }
 
     #[test]
+    fn without_a_key_a_refusal_says_a_key_is_wanted_and_where_to_put_it() {
+        let said = Some("Invalid API Key".to_owned());
+        let err = classify("llamacpp", "m", &KeyHint::None, StatusCode::UNAUTHORIZED, said.clone(), None);
+        assert_eq!(
+            err.to_string(),
+            "llamacpp wants an API key and none is configured; set api_key_env (or api_key) for it in flint.toml: Invalid API Key"
+        );
+        let quick = KeyHint::Unset("FLINT_OPENAI_API_KEY".into());
+        let err = classify("openai-compatible", "m", &quick, StatusCode::FORBIDDEN, said, None);
+        assert_eq!(
+            err.to_string(),
+            "openai-compatible wants an API key; set FLINT_OPENAI_API_KEY: Invalid API Key"
+        );
+    }
+
+    #[test]
+    fn context_refusals_are_recognised_in_every_phrasing_and_status() {
+        let refusals = [
+            json!({ "message": "This model's maximum context length is 8192 tokens", "code": "context_length_exceeded" }),
+            json!({ "message": "Requested tokens (6015) exceed context window of 2048" }),
+            json!({ "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error" }),
+            json!({ "message": "bad", "code": "context_length_exceeded" }),
+            json!("Too many tokens in the prompt"),
+        ];
+        for refusal in &refusals {
+            assert!(is_context_refusal(refusal), "{refusal}");
+        }
+        assert!(!is_context_refusal(&json!({ "message": "bad top_p", "code": "invalid_value" })));
+        for status in
+            [StatusCode::BAD_REQUEST, StatusCode::UNPROCESSABLE_ENTITY, StatusCode::INTERNAL_SERVER_ERROR]
+        {
+            let refusal = Refusal { status, upstream: Some("x".into()), context: true, retry_after: None };
+            let err = super::classify("vllm", "m", &env_hint(), refusal);
+            assert_eq!(err, ProviderError::PromptTooLarge("the prompt does not fit m's context: x".into()));
+        }
+    }
+
+    #[test]
     fn retry_after_reads_seconds_dates_and_milliseconds() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
         let mut headers = HeaderMap::new();
@@ -232,6 +325,7 @@ mod tests {
         assert_eq!(message, "Invalid key [redacted] see docs");
         assert_eq!(upstream_message(br#"{"detail":"Not Found"}"#, &redactor).as_deref(), Some("Not Found"));
         assert_eq!(upstream_message(b"<html>oops</html>", &redactor), None);
+        assert_eq!(upstream_message(b"model not loaded\n", &redactor).as_deref(), Some("model not loaded"));
         let long = format!(r#"{{"error":"{}"}}"#, "x".repeat(1000));
         assert_eq!(
             upstream_message(long.as_bytes(), &redactor).expect("message").chars().count(),

@@ -41,6 +41,8 @@ struct Frames {
     seq: u32,
     started: bool,
     chunks: u32,
+    /// Whether any text came: an answer "finished" without any is reported as a failure.
+    any_text: bool,
     usage: Option<Usage>,
     received_at: Instant,
     first_text_at: Option<Instant>,
@@ -62,6 +64,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         seq: 0,
         started: false,
         chunks: 0,
+        any_text: false,
         usage: None,
         received_at,
         first_text_at: None,
@@ -84,6 +87,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     let now = Instant::now();
                     frames.chunks += 1;
+                    frames.any_text |= !text.is_empty();
                     if frames.coalescer.push(&text, now) {
                         armed = false;
                         if let Err(gone) = frames.flush(now).await {
@@ -106,6 +110,9 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
                 Some(Ok(ProviderEvent::Finished(reason))) => {
                     drop(upstream);
+                    if !frames.any_text {
+                        break frames.fail(empty_answer(&frames.requested_model, reason)).await;
+                    }
                     break frames.done(reason).await;
                 }
                 Some(Err(err)) => break frames.fail(err).await,
@@ -126,6 +133,16 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         tracing::debug!("connection closed before the stream ended");
     }
     id
+}
+
+/// An answer that finished without a character: a `Done` would show an empty page as if that
+/// were the answer. Such a stream ends as an error instead (see [`ProviderError::Empty`]).
+fn empty_answer(model: &str, reason: FinishReason) -> ProviderError {
+    let why = match reason {
+        FinishReason::Length => " (it reached the length limit before writing any text)",
+        _ => "; try again, or try another model",
+    };
+    ProviderError::Empty(format!("{model} answered with nothing{why}"))
 }
 
 impl Frames {

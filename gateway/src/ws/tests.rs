@@ -48,6 +48,7 @@ impl Provider for Fake {
                 model: (*m).into(),
                 label: (*m).into(),
                 context_window: 1000,
+                context_source: Default::default(),
                 tokenizer: Default::default(),
                 available: true,
                 problem: None,

@@ -56,9 +56,15 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
         base_url,
         api_key_env: Some(KEY_ENV.into()),
         api_key: None,
+        api_key_optional: false,
         models: MODELS
             .iter()
-            .map(|id| ModelConfig { id: (*id).into(), label: None, context_window: 8192, tokenizer: None })
+            .map(|id| ModelConfig {
+                id: (*id).into(),
+                label: None,
+                context_window: Some(8192),
+                tokenizer: None,
+            })
             .collect(),
         max_tokens_field: Default::default(),
     })
@@ -70,7 +76,12 @@ pub fn env(name: &str) -> Option<String> {
 
 /// Starts the upstream and a gateway relaying to it; `configure` may change the config.
 pub async fn start_with(configure: impl FnOnce(&mut Config)) -> Gateway {
-    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    start_upstream_with(Options::new(fixtures_dir()), configure).await
+}
+
+/// Like [`start_with`], with the upstream started with `options`.
+pub async fn start_upstream_with(options: Options, configure: impl FnOnce(&mut Config)) -> Gateway {
+    let upstream = ScriptedUpstream::start(options).await.expect("upstream starts");
     let mut config = Config { providers: vec![scripted_provider(upstream.base_url())], ..Config::default() };
     // Tests never write to the user's data folder.
     config.share.database = std::env::temp_dir()

@@ -14,7 +14,8 @@ use crate::Shared;
 use crate::log::RequestRecord;
 use crate::paced::{self, Answer};
 use crate::script::{
-    self, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, RETRY_AFTER_SECS, Script,
+    self, CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
+    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT,
 };
 
 /// `POST /v1/chat/completions`.
@@ -27,10 +28,11 @@ pub(crate) async fn chat_completions(
     let id = shared.log.next_id();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let model = body.get("model").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let authorization = headers.contains_key(header::AUTHORIZATION);
     let key = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok()?.strip_prefix("Bearer "))
-        .unwrap_or("no-key-was-sent");
+        .unwrap_or(NO_KEY);
     let (status, response, answer) = respond(&shared, id, &model, &body, key);
     shared.log.push(RequestRecord {
         id,
@@ -41,6 +43,7 @@ pub(crate) async fn chat_completions(
         tokens_sent: 0,
         finished: answer.is_none(),
         closed_early: false,
+        authorization,
     });
     match answer {
         Some(answer) => Response::builder()
@@ -52,6 +55,9 @@ pub(crate) async fn chat_completions(
         None => response,
     }
 }
+
+/// What `key` is when the request carried no `Authorization: Bearer`.
+const NO_KEY: &str = "no-key-was-sent";
 
 /// Decides the answer: either a complete response, or an [`Answer`] to stream; `key` is the
 /// request's bearer token, for the scripts that echo it.
@@ -74,6 +80,7 @@ fn respond(
     }
     let mut served_as = model.to_owned();
     let mut fail_with = None;
+    let mut done_unfinished = false;
     let (tokens, rate, finishes) = match Script::parse(model) {
         Script::Fail429 => {
             let (status, mut response, _) = error(
@@ -110,6 +117,37 @@ fn respond(
             return (StatusCode::OK, response, None);
         }
         Script::DropMidway { rate } => (escaped_tokens(DROP_MIDWAY_TEXT), rate, false),
+        Script::NoFinish => {
+            done_unfinished = true;
+            (escaped_tokens(NO_FINISH_TEXT), None, false)
+        }
+        Script::EmptyAnswer => (escaped_tokens(""), None, true),
+        Script::ContextRefusal => {
+            return error(StatusCode::BAD_REQUEST, CONTEXT_REFUSAL, "invalid_request_error");
+        }
+        Script::ContextSizeRefusal => {
+            // llama.cpp's server since 2025: the phrase names neither "window" nor "length", the
+            // type does.
+            let body = json!({ "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": 6015,
+                "n_ctx": 2048,
+            } });
+            return (StatusCode::BAD_REQUEST, (StatusCode::BAD_REQUEST, Json(body)).into_response(), None);
+        }
+        Script::ContextMidstream => {
+            let error = json!({ "message": CONTEXT_MIDSTREAM, "type": "BadRequestError", "code": 400 });
+            fail_with = Some(json!({ "error": error }).to_string());
+            (escaped_tokens(NO_FINISH_TEXT), None, false)
+        }
+        Script::WantsKey if key == NO_KEY => {
+            // llama.cpp's server started with `--api-key`.
+            let body = json!({ "error": { "code": 401, "message": "Invalid API Key", "type": "authentication_error" } });
+            return (StatusCode::UNAUTHORIZED, (StatusCode::UNAUTHORIZED, Json(body)).into_response(), None);
+        }
+        Script::WantsKey => (escaped_tokens(WANTS_KEY_TEXT), None, true),
         Script::Leak(leak @ (Leak::Masked | Leak::Upper | Leak::Spaced | Leak::Piece)) => {
             let message = format!("Invalid request made with {}; see the docs", leak.disguise(key));
             return error(StatusCode::BAD_REQUEST, &message, "invalid_request_error");
@@ -161,6 +199,7 @@ fn respond(
         interval: script::interval(rate.unwrap_or(shared.options.rate)),
         finish,
         fail_with,
+        done_unfinished,
         include_usage,
         prompt_tokens: u32::try_from(prompt_chars / 4).unwrap_or(u32::MAX),
     };
@@ -223,9 +262,45 @@ pub(crate) async fn models(State(shared): State<Arc<Shared>>) -> Json<Value> {
     names.extend(Script::SPECIAL.iter().map(|s| (*s).to_owned()));
     names.sort();
     names.dedup();
-    let data: Vec<Value> =
-        names.iter().map(|id| json!({ "id": id, "object": "model", "owned_by": "scripted" })).collect();
+    let data: Vec<Value> = names
+        .iter()
+        .map(|id| {
+            let mut entry = json!({ "id": id, "object": "model", "owned_by": "scripted" });
+            if let Some(n) = shared.options.context.max_model_len {
+                entry["max_model_len"] = n.into();
+            }
+            entry
+        })
+        .collect();
     Json(json!({ "object": "list", "data": data }))
+}
+
+/// `GET /props`, as llama.cpp's server answers it: the context size per slot.
+pub(crate) async fn props(State(shared): State<Arc<Shared>>) -> Response {
+    match shared.options.context.props_n_ctx {
+        Some(n) => Json(json!({
+            "default_generation_settings": { "id": 0, "n_ctx": n, "params": { "n_predict": -1 } },
+            "total_slots": 1,
+            "model_path": "/models/scripted.gguf",
+        }))
+        .into_response(),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// `POST /api/show`, as Ollama answers it: the model's trained context in `model_info`, and the
+/// one it runs with in `parameters` when its Modelfile sets `num_ctx`.
+pub(crate) async fn show(State(shared): State<Arc<Shared>>) -> Response {
+    let context = &shared.options.context;
+    if context.ollama_context_length.is_none() && context.ollama_num_ctx.is_none() {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let mut info = json!({ "general.architecture": "qwen2" });
+    if let Some(n) = context.ollama_context_length {
+        info["qwen2.context_length"] = n.into();
+    }
+    let parameters = context.ollama_num_ctx.map(|n| format!("stop \"<|im_end|>\"\nnum_ctx {n}"));
+    Json(json!({ "model_info": info, "parameters": parameters.unwrap_or_default() })).into_response()
 }
 
 /// `GET /__requests`: the request log as JSON.

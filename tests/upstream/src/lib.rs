@@ -4,10 +4,13 @@
 //! (see [`Script`]): `<fixture>` or `<fixture>@<tokens_per_s>` streams `<fixtures>/<fixture>.md`
 //! (or a text registered with [`Options::inline`]) cut into ~4-character tokens, one `data:` event
 //! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
-//! `drop-midway` and `garbage` misbehave in the named way, and `leak-*` echo the request's key
-//! ([`Leak`]) to test that it never reaches a browser. Every request is logged: `GET /__requests`
-//! returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the upstream) and
-//! `POST /__reset` clears them. In-process users get the same through [`ScriptedUpstream`].
+//! `drop-midway`, `garbage`, `no-finish`, `empty-answer`, `ctx-*` and `wants-key` misbehave in the
+//! named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
+//! browser. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
+//! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. Every request is logged:
+//! `GET /__requests` returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the
+//! upstream, `authorization` whether a key was sent) and `POST /__reset` clears them. In-process
+//! users get the same through [`ScriptedUpstream`].
 
 use std::collections::HashMap;
 use std::io;
@@ -29,7 +32,8 @@ mod script;
 
 pub use log::RequestRecord;
 pub use script::{
-    DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, RETRY_AFTER_SECS, Script, tokenize,
+    CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
+    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT, tokenize,
 };
 
 /// How the server behaves.
@@ -41,12 +45,39 @@ pub struct Options {
     pub rate: f64,
     /// Texts served by name before looking in `fixtures`.
     pub inline: HashMap<String, String>,
+    /// Where the server tells its context window; nowhere by default.
+    pub context: ContextReport,
+}
+
+/// The context window the server reports, in the places real servers do. Each `None` leaves that
+/// place out (`/props` and `/api/show` then answer 404, as on a server of another kind).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ContextReport {
+    /// vLLM: `max_model_len` in every `GET /v1/models` entry.
+    pub max_model_len: Option<u32>,
+    /// llama.cpp's server: `default_generation_settings.n_ctx` in `GET /props`.
+    pub props_n_ctx: Option<u32>,
+    /// Ollama: `model_info["<arch>.context_length"]` in `POST /api/show` (what it was trained for).
+    pub ollama_context_length: Option<u32>,
+    /// Ollama: `num_ctx` in `POST /api/show`'s `parameters` (what it runs with).
+    pub ollama_num_ctx: Option<u32>,
 }
 
 impl Options {
     /// Fixtures from `fixtures`, 1,000 tokens per second by default.
     pub fn new(fixtures: impl Into<PathBuf>) -> Self {
-        Self { fixtures: fixtures.into(), rate: 1000.0, inline: HashMap::new() }
+        Self {
+            fixtures: fixtures.into(),
+            rate: 1000.0,
+            inline: HashMap::new(),
+            context: ContextReport::default(),
+        }
+    }
+
+    /// Reports a context window the way `report` says.
+    pub fn context(mut self, report: ContextReport) -> Self {
+        self.context = report;
+        self
     }
 
     /// Sets the default rate in tokens per second.
@@ -85,6 +116,8 @@ fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(handlers::chat_completions))
         .route("/v1/models", get(handlers::models))
+        .route("/props", get(handlers::props))
+        .route("/api/show", post(handlers::show))
         .route("/__requests", get(handlers::requests))
         .route("/__reset", post(handlers::reset))
         .route("/__stall", get(handlers::stall))

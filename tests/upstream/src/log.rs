@@ -25,6 +25,9 @@ pub struct RequestRecord {
     pub finished: bool,
     /// The client closed the connection before the script ended: a cancel seen at the upstream.
     pub closed_early: bool,
+    /// The request carried an `Authorization` header (a keyless provider must send none).
+    #[serde(default)]
+    pub authorization: bool,
 }
 
 /// Shared, append-only log with change notification.

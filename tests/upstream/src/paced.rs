@@ -31,6 +31,8 @@ pub(crate) struct Answer {
     pub finish: Option<&'static str>,
     /// Without `finish`: a `data:` payload (an error object) to end with instead of just closing.
     pub fail_with: Option<String>,
+    /// Without `finish`: end with `[DONE]` anyway, as a server that lost track of its answer does.
+    pub done_unfinished: bool,
     /// Whether to send a usage chunk (`stream_options.include_usage`).
     pub include_usage: bool,
     /// Prompt size reported in the usage chunk.
@@ -128,6 +130,9 @@ impl Pacer {
     /// mid-way; nothing for a script that drops mid-way.
     fn tail(&self) -> Option<Bytes> {
         let Some(finish) = self.answer.finish else {
+            if self.answer.done_unfinished {
+                return Some(Bytes::from_static(b"data: [DONE]\n\n"));
+            }
             return self.answer.fail_with.as_ref().map(|payload| Bytes::from(format!("data: {payload}\n\n")));
         };
         let mut out =

@@ -11,6 +11,19 @@ pub const RETRY_AFTER_SECS: u64 = 7;
 /// The body `garbage` answers with (status 200, not an event stream).
 pub const GARBAGE_BODY: &str = "<html>\n<body>502 upstream proxy error</body>\n</html>\n";
 
+/// The text `no-finish` streams before `[DONE]`, never naming a `finish_reason`.
+pub const NO_FINISH_TEXT: &str = "An answer the server cut off without saying why";
+
+/// What `ctx-2048-refusal` answers (llama.cpp's server, refusing a prompt beyond its `-c 2048`).
+pub const CONTEXT_REFUSAL: &str = "Requested tokens (6015) exceed context window of 2048";
+
+/// What `wants-key` streams once it gets a key.
+pub const WANTS_KEY_TEXT: &str = "Your key was accepted.";
+
+/// The error event `ctx-midstream` ends with (vLLM's phrasing, sent after the stream started).
+pub const CONTEXT_MIDSTREAM: &str =
+    "This model's maximum context length is 2048 tokens. However, you requested 6015 tokens.";
+
 /// One behaviour, chosen by the request's `model` field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Script {
@@ -36,6 +49,19 @@ pub enum Script {
     },
     /// Answer 200 with bytes that are not an event stream.
     Garbage,
+    /// Stream [`NO_FINISH_TEXT`], then `[DONE]` with no chunk ever carrying a `finish_reason`.
+    NoFinish,
+    /// Finish normally (`stop`, usage, `[DONE]`) without a single character of content.
+    EmptyAnswer,
+    /// Answer 400 with llama.cpp's context refusal, [`CONTEXT_REFUSAL`].
+    ContextRefusal,
+    /// Answer 400 the way llama.cpp's server does since 2025 (`exceed_context_size_error`).
+    ContextSizeRefusal,
+    /// Start streaming, then send an error event saying the prompt is too long
+    /// ([`CONTEXT_MIDSTREAM`]).
+    ContextMidstream,
+    /// Answer 401 unless the request carries a key: a server started with `--api-key`.
+    WantsKey,
     /// Echo the key the request carried (its `Authorization: Bearer`), the way a buggy or hostile
     /// upstream might, for tests that check it never reaches a browser.
     Leak(Leak),
@@ -108,6 +134,12 @@ impl Script {
             "fail-context" => Self::FailContext,
             "drop-midway" => Self::DropMidway { rate },
             "garbage" => Self::Garbage,
+            "no-finish" => Self::NoFinish,
+            "empty-answer" => Self::EmptyAnswer,
+            "ctx-2048-refusal" => Self::ContextRefusal,
+            "ctx-size-refusal" => Self::ContextSizeRefusal,
+            "ctx-midstream" => Self::ContextMidstream,
+            "wants-key" => Self::WantsKey,
             "leak-model" => Self::Leak(Leak::Model),
             "leak-masked" => Self::Leak(Leak::Masked),
             "leak-upper" => Self::Leak(Leak::Upper),
@@ -121,13 +153,19 @@ impl Script {
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 14] = [
+    pub const SPECIAL: [&'static str; 20] = [
         "fail-429",
         "fail-500",
         "fail-401",
         "fail-context",
         "drop-midway",
         "garbage",
+        "no-finish",
+        "empty-answer",
+        "ctx-2048-refusal",
+        "ctx-size-refusal",
+        "ctx-midstream",
+        "wants-key",
         "leak-model",
         "leak-masked",
         "leak-upper",
@@ -183,6 +221,8 @@ mod tests {
             Script::Fixture { name: "large".into(), rate: Some(50_000.0) }
         );
         assert_eq!(Script::parse("fail-429"), Script::Fail429);
+        assert_eq!(Script::parse("no-finish"), Script::NoFinish);
+        assert_eq!(Script::parse("ctx-2048-refusal"), Script::ContextRefusal);
         assert_eq!(Script::parse("drop-midway@20"), Script::DropMidway { rate: Some(20.0) });
         assert_eq!(Script::parse("leak-content@40"), Script::Leak(Leak::Content { rate: Some(40.0) }));
         // A malformed rate is part of the name, so the request fails as an unknown fixture.
