@@ -257,6 +257,7 @@ impl Runner {
         state.tiles.set(Vec::new());
         state.error.set(None);
         state.served_by.set(None);
+        state.queued.set(None);
         state.console.update(ConsoleLog::clear);
         inner.set_status(StreamStatus::Streaming);
         state.metrics.set(LiveMetrics::started(now_ms()));
@@ -449,7 +450,11 @@ impl Inner {
             return;
         }
         let state = self.state;
+        if state.queued.get_untracked().is_some() {
+            state.queued.set(None);
+        }
         match event {
+            StreamEvent::Queued { ahead } => state.queued.set(Some(ahead)),
             StreamEvent::Started { provider, model } => {
                 state.served_by.set(Some(format!("{provider}/{model}")))
             }

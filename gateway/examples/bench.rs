@@ -103,6 +103,7 @@ async fn main() -> anyhow::Result<()> {
             api_key_optional: false,
             models: models.collect(),
             max_tokens_field: Default::default(),
+            max_concurrent: None,
         })],
         ..Config::default()
     };

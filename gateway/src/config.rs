@@ -123,6 +123,12 @@ pub struct OpenAiConfig {
     /// Name of the length-limit field sent upstream; see [`MaxTokensField`].
     #[serde(default)]
     pub max_tokens_field: MaxTokensField,
+    /// Generations sent to this server at once, all tabs together; the rest wait their turn.
+    /// Unset: what llama.cpp's server reports as its `total_slots`, else no limit. Single-slot
+    /// servers that do not report it (llama-cpp-python) need 1: they cut the running answer short
+    /// when another request arrives.
+    #[serde(default)]
+    pub max_concurrent: Option<std::num::NonZeroUsize>,
 }
 
 /// Which request field carries the length limit.
@@ -334,6 +340,7 @@ impl Config {
                 api_key_optional: true,
                 models,
                 max_tokens_field: MaxTokensField::default(),
+                max_concurrent: None,
             }));
         }
         #[cfg(feature = "local")]
@@ -395,6 +402,7 @@ mod tests {
             base_url = "https://api.cerebras.ai/v1"
             api_key_env = "CEREBRAS_API_KEY"
             max_tokens_field = "max_completion_tokens"
+            max_concurrent = 2
             models = [{ id = "llama-3.3-70b", label = "Llama 3.3 70B" }]
         "#;
         let config = Config::parse(text, Path::new("flint.toml")).expect("valid file");
@@ -402,6 +410,12 @@ mod tests {
         assert_eq!(config.server.max_streams_per_connection, 16, "unset limits keep their defaults");
         let ProviderConfig::Openai(cerebras) = &config.providers[0] else { panic!("expected openai") };
         assert_eq!(cerebras.max_tokens_field, MaxTokensField::MaxCompletionTokens);
+        assert_eq!(cerebras.max_concurrent.map(std::num::NonZeroUsize::get), Some(2));
+        let zero = text.replace("max_concurrent = 2", "max_concurrent = 0");
+        assert!(
+            Config::parse(&zero, Path::new("flint.toml")).is_err(),
+            "max_concurrent = 0 would run nothing"
+        );
         assert_eq!(cerebras.models[0].context_window, None, "unset: discovered or guessed later");
     }
 
@@ -424,7 +438,9 @@ mod tests {
             .collect();
         let all = Config::parse(&enabled, Path::new("flint.example.toml")).expect("every section parses");
         let names: Vec<_> = all.providers.iter().map(ProviderConfig::name).collect();
-        assert_eq!(names, ["cerebras", "groq", "llamacpp", "ollama", "local"]);
+        assert_eq!(names, ["cerebras", "groq", "llamacpp", "llamacpp-python", "ollama", "local"]);
+        let ProviderConfig::Openai(one_slot) = &all.providers[3] else { panic!("expected openai") };
+        assert_eq!(one_slot.max_concurrent.map(std::num::NonZeroUsize::get), Some(1));
         assert!(all.default_model.is_some());
         assert_eq!(all.share.database, Path::new("/var/lib/flint/shares.sqlite3"));
         assert_eq!(all.share.max_link_bytes, 524_288);

@@ -44,6 +44,7 @@ async fn the_model_list_never_contains_a_key() {
                 tokenizer: None,
             }],
             max_tokens_field: Default::default(),
+            max_concurrent: None,
             api_key_optional: false,
         }));
         config.providers.push(ProviderConfig::Openai(OpenAiConfig {
@@ -58,6 +59,7 @@ async fn the_model_list_never_contains_a_key() {
                 tokenizer: None,
             }],
             max_tokens_field: Default::default(),
+            max_concurrent: None,
             api_key_optional: false,
         }));
     })

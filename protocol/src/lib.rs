@@ -107,6 +107,16 @@ pub enum ServerMessage {
         /// The gateway's build version, for display.
         gateway: String,
     },
+    /// The stream waits for its provider: the provider runs as many generations as it may at once
+    /// (`max_concurrent`, or the slots its server reports). Sent again when the count ahead changes;
+    /// `Started` follows once it runs. Added in protocol 1 without a bump: a page that does not
+    /// know it ignores it and shows the stream as streaming.
+    Queued {
+        /// The stream that waits.
+        stream: StreamId,
+        /// Generations that will start before this one (0: it is next).
+        ahead: u32,
+    },
     /// The upstream accepted the request.
     Started {
         /// The stream that started.
@@ -342,6 +352,7 @@ mod tests {
     fn server_frames_round_trip() {
         let frames = [
             ServerMessage::Delta { stream: 1, seq: 3, text: "<b>".into() },
+            ServerMessage::Queued { stream: 2, ahead: 4 },
             ServerMessage::Error {
                 stream: None,
                 code: ErrorCode::BadFrame,
@@ -355,5 +366,7 @@ mod tests {
         }
         let json = serde_json::to_string(&ServerMessage::Pong { nonce: 9 }).unwrap();
         assert_eq!(json, r#"{"type":"pong","nonce":9}"#);
+        let json = serde_json::to_string(&ServerMessage::Queued { stream: 2, ahead: 0 }).unwrap();
+        assert_eq!(json, r#"{"type":"queued","stream":2,"ahead":0}"#);
     }
 }

@@ -11,6 +11,7 @@ pub fn MetricsBar() -> impl IntoView {
     let state = expect_runner().state();
     let metrics = state.metrics;
     let status = move || state.status.get().label();
+    let status_text = move || state.status.get().text(state.queued.get());
     let gateway = move || {
         metrics.with(|m| {
             m.done.map(|(usage, g)| {
@@ -27,7 +28,7 @@ pub fn MetricsBar() -> impl IntoView {
         <div class="metrics">
             <span class="metric">
                 <span class="metric-label">"status"</span>
-                <span class=move || format!("status-pill {}", status()) data-testid="stream-status">{status}</span>
+                <span class=move || format!("status-pill {}", status()) data-testid="stream-status">{status_text}</span>
             </span>
             <span class="metric" title="Time to first token, measured in the browser from sending the request">
                 <span class="metric-label">"ttft"</span>

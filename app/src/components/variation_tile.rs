@@ -49,7 +49,7 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
                 <kbd class="tile-key" title=format!("Press {number} to promote")>{number.clone()}</kbd>
                 <span class="tile-label" title=tile.model.clone()>{tile.label.clone()}</span>
                 <span class=move || format!("status-pill {}", status.get().label()) data-testid="tile-status">
-                    {move || status.get().label()}
+                    {move || status.get().text(tile.queued.get())}
                 </span>
             </header>
             <div class="tile-metrics">

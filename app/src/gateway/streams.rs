@@ -11,6 +11,11 @@ use flint_protocol::{
 /// What happened to one stream, as its listener sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
+    /// The stream waits for its provider to free a slot; `Started` follows when it runs.
+    Queued {
+        /// Generations that start before it.
+        ahead: u32,
+    },
     /// The upstream accepted the request.
     Started {
         /// The provider serving it.
@@ -207,6 +212,7 @@ impl<H: Clone> Streams<H> {
                 };
                 (stream, StreamEvent::Failed { code: Some(code), message }, None)
             }
+            ServerMessage::Queued { stream, ahead } => (stream, StreamEvent::Queued { ahead }, None),
             ServerMessage::Started { stream, provider, model } => {
                 (stream, StreamEvent::Started { provider, model }, None)
             }

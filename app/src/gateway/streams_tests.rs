@@ -114,3 +114,15 @@ fn lost_connection_fails_sent_streams_and_keeps_unsent_ones() {
     assert!(frames[0].contains(&format!("\"stream\":{waiting}")));
     assert!(s.route(delta(sent, 0, "late")) == Routed::Nothing);
 }
+
+#[test]
+fn a_queued_stream_hears_how_many_are_ahead() {
+    let mut s = Streams::default();
+    let a = s.open(request(), 'a');
+    s.take_outbox();
+    assert_eq!(
+        s.route(ServerMessage::Queued { stream: a, ahead: 2 }),
+        Routed::Stream { handler: 'a', event: StreamEvent::Queued { ahead: 2 }, gap: false }
+    );
+    assert_eq!(s.live_count(), 1, "a queued stream is still live");
+}

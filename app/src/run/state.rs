@@ -29,6 +29,16 @@ pub enum StreamStatus {
 }
 
 impl StreamStatus {
+    /// What the status pill says: the [label](Self::label), or, for a stream still waiting for
+    /// its provider (`queued`: the number ahead of it), how long the wait is.
+    pub fn text(self, queued: Option<u32>) -> String {
+        match (self, queued) {
+            (Self::Streaming, Some(0)) => "queued · next".to_owned(),
+            (Self::Streaming, Some(ahead)) => format!("queued · {ahead} ahead"),
+            _ => self.label().to_owned(),
+        }
+    }
+
     /// The word shown (end-to-end tests match on it).
     pub fn label(self) -> &'static str {
         match self {
@@ -52,6 +62,8 @@ pub struct RunState {
     pub metrics: RwSignal<LiveMetrics>,
     /// The model that actually serves the generation (`provider/model`), once started.
     pub served_by: RwSignal<Option<String>>,
+    /// While the generation waits for its provider (`max_concurrent`): how many start before it.
+    pub queued: RwSignal<Option<u32>>,
     /// The previewed page's console.
     pub console: RwSignal<ConsoleLog>,
     /// The finished answer's files (empty while streaming and for code not from an answer).
@@ -86,6 +98,7 @@ impl RunState {
             error: RwSignal::new(None),
             metrics: RwSignal::new(LiveMetrics::default()),
             served_by: RwSignal::new(None),
+            queued: RwSignal::new(None),
             console: RwSignal::new(ConsoleLog::default()),
             files: RwSignal::new(Vec::new()),
             tiles: RwSignal::new(Vec::new()),
@@ -122,3 +135,16 @@ pub enum RunEvent<'a> {
 
 /// Receives a [`Runner`](super::Runner)'s [`RunEvent`]s.
 pub type RunObserver = Rc<dyn Fn(RunEvent<'_>)>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_waiting_stream_says_it_is_queued() {
+        assert_eq!(StreamStatus::Streaming.text(None), "streaming");
+        assert_eq!(StreamStatus::Streaming.text(Some(3)), "queued · 3 ahead");
+        assert_eq!(StreamStatus::Streaming.text(Some(0)), "queued · next");
+        assert_eq!(StreamStatus::Cancelled.text(Some(3)), "cancelled", "an ended stream waits for nothing");
+    }
+}

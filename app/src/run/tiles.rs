@@ -35,6 +35,8 @@ pub struct Tile {
     pub model: String,
     /// Its stream's status.
     pub status: RwSignal<StreamStatus>,
+    /// While its stream waits for the provider: how many start before it.
+    pub queued: RwSignal<Option<u32>>,
     /// Why it failed.
     pub error: RwSignal<Option<String>>,
     /// What an edit answer did to the code, when some of it did not apply.
@@ -162,6 +164,7 @@ impl Runner {
                         label: lane.label.clone(),
                         model: lane.model.clone(),
                         status: RwSignal::new(StreamStatus::Streaming),
+                        queued: RwSignal::new(None),
                         error: RwSignal::new(None),
                         note: RwSignal::new(None),
                         metrics: RwSignal::new(LiveMetrics::default()),
@@ -234,6 +237,7 @@ impl Runner {
         tile.frozen.set(false);
         tile.worker_finished.set(false);
         tile.view.error.set(None);
+        tile.view.queued.set(None);
         tile.view.race.set(RaceTimes::default());
         tile.view.status.set(StreamStatus::Streaming);
         if let Some(preview) = tile.preview.borrow().as_ref() {
@@ -379,7 +383,11 @@ impl Inner {
         if tile.stream.get() != Some(id) {
             return;
         }
+        if tile.view.queued.get_untracked().is_some() {
+            tile.view.queued.set(None);
+        }
         match event {
+            StreamEvent::Queued { ahead } => tile.view.queued.set(Some(ahead)),
             StreamEvent::Started { .. } => {}
             StreamEvent::Delta { text } => {
                 if tile.frozen.get() {

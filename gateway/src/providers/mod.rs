@@ -16,6 +16,8 @@ pub mod openai;
 mod openai_chunk;
 mod openai_context;
 mod openai_errors;
+mod slot_queue;
+mod slots;
 pub mod sse;
 
 /// Identifies the connection (one browser tab) a request came from.
@@ -24,8 +26,9 @@ pub type ClientId = u64;
 /// A generation as a provider sees it.
 #[derive(Debug, Clone)]
 pub struct GenRequest {
-    /// The connection that asked. Providers that queue requests (the embedded model) share their
-    /// capacity fairly between connections, so one tab's many variations do not starve another.
+    /// The connection that asked. Providers that queue requests (the embedded model, a provider
+    /// with `max_concurrent`) share their capacity fairly between connections, so one tab's many
+    /// variations do not starve another.
     pub client: ClientId,
     /// The model's name at the provider (without the `provider/` prefix).
     pub model: String,
@@ -42,6 +45,12 @@ pub enum ProviderEvent {
     Started {
         /// Model name as reported by the upstream.
         model: String,
+    },
+    /// The request waits for one of the provider's slots (`max_concurrent`); sent again when the
+    /// count changes, and followed by the stream proper once it runs.
+    Queued {
+        /// Requests that start before this one.
+        ahead: u32,
     },
     /// Generated text (one upstream chunk, usually one token).
     Delta(String),

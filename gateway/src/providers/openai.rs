@@ -5,6 +5,10 @@
 //! [`ProviderEvent::Delta`]. Dropping the stream drops the response, which closes the upstream
 //! connection: that is how cancel reaches the provider.
 //!
+//! At most `max_concurrent` (else the slots the server reports) run at once; the others wait in
+//! the provider's slots (`providers/slots.rs`), which say where they stand as
+//! [`ProviderEvent::Queued`].
+//!
 //! The length limit goes out as `max_tokens` unless the provider is configured otherwise
 //! ([`MaxTokensField`]): it is the one name every target server honours. OpenAI deprecated it in
 //! favour of `max_completion_tokens` (and its reasoning models reject it), but Ollama's
@@ -21,6 +25,7 @@ use serde_json::{Value, json};
 
 use self::redact::Redactor;
 use super::openai_errors::{self, KeyHint};
+use super::slots::{Entry, Permit, Slots, Step, Waiter};
 use super::sse::{SseError, SseParser};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use super::{openai_chunk, openai_context};
@@ -59,6 +64,10 @@ struct Inner {
     redactor: Arc<Redactor>,
     hint: KeyHint,
     max_tokens_field: MaxTokensField,
+    /// Generations sent at once (`max_concurrent`, else the server's slots); the rest wait here.
+    slots: Arc<Slots>,
+    /// Whether the limit is `max_concurrent` rather than what the server reported.
+    limit_configured: bool,
 }
 
 impl std::fmt::Debug for OpenAiProvider {
@@ -96,20 +105,15 @@ impl OpenAiProvider {
         });
         let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
         let discovered = Arc::new(RwLock::new(HashMap::new()));
-        let discovery = tokio::runtime::Handle::try_current().ok().map(|runtime| {
-            let (client, base_url, auth) = (client.clone(), config.base_url.clone(), authorization.clone());
-            let models: Vec<String> = config.models.iter().map(|m| m.id.clone()).collect();
-            let (name, into) = (config.name.clone(), discovered.clone());
-            runtime
-                .spawn(async move {
-                    let found = openai_context::discover(&client, &base_url, auth.as_ref(), &models).await;
-                    if !found.is_empty() {
-                        tracing::info!(provider = %name, windows = ?found, "the server reports its context windows");
-                    }
-                    into.write().unwrap_or_else(|e| e.into_inner()).extend(found);
-                })
-                .abort_handle()
-        });
+        let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
+        let slots = Slots::new(limit);
+        let discovery = openai_context::spawn(
+            config,
+            &client,
+            authorization.clone(),
+            discovered.clone(),
+            limit.is_none().then(|| slots.clone()),
+        );
         Self {
             discovered,
             discovery,
@@ -121,6 +125,8 @@ impl OpenAiProvider {
                 redactor,
                 hint,
                 max_tokens_field: config.max_tokens_field,
+                slots,
+                limit_configured: limit.is_some(),
             }),
             models: config.models.clone(),
         }
@@ -178,6 +184,7 @@ type Item = Result<ProviderEvent, ProviderError>;
 
 enum State {
     Start { inner: Arc<Inner>, request: GenRequest },
+    Waiting { inner: Arc<Inner>, request: GenRequest, waiter: Box<Waiter> },
     Reading(Box<Reading>),
     Over,
 }
@@ -190,24 +197,42 @@ struct Reading {
     chunks: openai_chunk::ChunkState,
     /// Events parsed but not yet handed out (one network read often carries many).
     queue: VecDeque<Item>,
+    /// The provider slot this answer holds until it is dropped.
+    _slot: Permit,
 }
 
 async fn step(state: State) -> Option<(Item, State)> {
-    let reading = match state {
-        State::Start { inner, request } => match send(&inner, &request).await {
-            Ok(response) => Box::new(Reading {
+    let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
+    let (inner, request, slot) = match state {
+        State::Start { inner, request } => match inner.slots.enter(request.client) {
+            Ok(Entry::Run(slot)) => (inner, request, slot),
+            Ok(Entry::Wait(waiter, ahead)) => {
+                let waiter = Box::new(waiter);
+                return Some((queued(ahead), State::Waiting { inner, request, waiter }));
+            }
+            Err(full) => return Some((Err(full.error(&inner.name, inner.limit_configured)), State::Over)),
+        },
+        State::Waiting { inner, request, mut waiter } => match waiter.next().await {
+            Step::Ahead(ahead) => return Some((queued(ahead), State::Waiting { inner, request, waiter })),
+            Step::Run(slot) => (inner, request, slot),
+        },
+        State::Reading(reading) => return next_event(reading).await,
+        State::Over => return None,
+    };
+    match send(&inner, &request).await {
+        Ok(response) => {
+            let reading = Box::new(Reading {
                 chunks: openai_chunk::ChunkState::new(&request.model, &inner.redactor),
                 inner,
                 response,
                 parser: SseParser::new(),
                 queue: VecDeque::with_capacity(64),
-            }),
-            Err(err) => return Some((Err(err), State::Over)),
-        },
-        State::Reading(reading) => reading,
-        State::Over => return None,
-    };
-    next_event(reading).await
+                _slot: slot,
+            });
+            next_event(reading).await
+        }
+        Err(err) => Some((Err(err), State::Over)),
+    }
 }
 
 async fn next_event(mut r: Box<Reading>) -> Option<(Item, State)> {

@@ -1,4 +1,5 @@
-//! The context window an OpenAI-compatible server reports for its models, where it tells.
+//! The context window an OpenAI-compatible server reports for its models, and the number of
+//! answers it runs at once (llama.cpp's slots), where it tells.
 //!
 //! There is no standard field, so each server kind is asked where it answers: vLLM (and
 //! OpenRouter) put it in `GET /v1/models` entries, llama.cpp's server in `GET /props`, Ollama in
@@ -7,13 +8,15 @@
 //! them (a hosted API, a server that is down) leaves the configured window, else a guess.
 
 use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use flint_protocol::ContextSource;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::config::GUESSED_CONTEXT_WINDOW;
+use super::slots::Slots;
+use crate::config::{GUESSED_CONTEXT_WINDOW, OpenAiConfig};
 
 /// How long one discovery request may take: a local server answers in milliseconds, and one that
 /// does not answer in time is treated as not telling.
@@ -76,25 +79,76 @@ pub(crate) fn server_root(base_url: &str) -> &str {
     base.strip_suffix("/v1").unwrap_or(base)
 }
 
-/// Asks the server at `base_url` for the windows of `models`; returns those it told.
+/// What the server told about itself.
+#[derive(Debug, Default)]
+pub(crate) struct Discovered {
+    /// Context windows, by model.
+    pub windows: HashMap<String, u32>,
+    /// llama.cpp's `total_slots`: how many answers it runs at once.
+    pub total_slots: Option<usize>,
+}
+
+/// The number of slots in llama.cpp's `GET /props`: answers it runs at once. With one, a second
+/// request waits at the server (llama.cpp) or cuts the first short (servers imitating it).
+pub(crate) fn slots_from_props(body: &Value) -> Option<usize> {
+    let n = body.get("total_slots")?.as_u64().filter(|n| (1..=MAX_SLOTS).contains(n))?;
+    usize::try_from(n).ok()
+}
+
+/// Largest slot count believed: more is a misread field, and would be no limit anyway.
+const MAX_SLOTS: u64 = 4096;
+
+/// Starts discovery in the background (where a runtime runs): the windows go into `windows`,
+/// and the server's slots, where it reports them, become `slots`' limit.
+pub(crate) fn spawn(
+    config: &OpenAiConfig,
+    client: &reqwest::Client,
+    authorization: Option<HeaderValue>,
+    windows: Arc<RwLock<HashMap<String, u32>>>,
+    slots: Option<Arc<Slots>>,
+) -> Option<tokio::task::AbortHandle> {
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    let (client, base_url, name) = (client.clone(), config.base_url.clone(), config.name.clone());
+    let models: Vec<String> = config.models.iter().map(|m| m.id.clone()).collect();
+    let task = async move {
+        let found = discover(&client, &base_url, authorization.as_ref(), &models, slots.is_some()).await;
+        if let (Some(n), Some(slots)) = (found.total_slots, slots) {
+            tracing::info!(provider = %name, slots = n, "the server reports its slots; sending at most that many at once");
+            slots.set_limit(Some(n));
+        }
+        if !found.windows.is_empty() {
+            tracing::info!(provider = %name, windows = ?found.windows, "the server reports its context windows");
+        }
+        windows.write().unwrap_or_else(|e| e.into_inner()).extend(found.windows);
+    };
+    Some(runtime.spawn(task).abort_handle())
+}
+
+/// Asks the server at `base_url` for the windows of `models`, and, with `want_slots`, its slots;
+/// returns what it told.
 pub(crate) async fn discover(
     client: &reqwest::Client,
     base_url: &str,
     authorization: Option<&HeaderValue>,
     models: &[String],
-) -> HashMap<String, u32> {
+    want_slots: bool,
+) -> Discovered {
     let get = |url: String| with_key(client.get(url), authorization);
     let base = base_url.trim_end_matches('/');
     let root = server_root(base_url);
     let mut found = HashMap::new();
+    let mut total_slots = None;
     if let Some(list) = fetch(get(format!("{base}/models"))).await {
         found.extend(models.iter().filter_map(|m| Some((m.clone(), from_models_list(&list, m)?))));
     }
-    if found.len() < models.len()
-        && let Some(n) = fetch(get(format!("{root}/props"))).await.as_ref().and_then(from_props)
+    if (want_slots || found.len() < models.len())
+        && let Some(props) = fetch(get(format!("{root}/props"))).await
     {
-        for model in models {
-            found.entry(model.clone()).or_insert(n);
+        total_slots = slots_from_props(&props);
+        if let Some(n) = from_props(&props) {
+            for model in models {
+                found.entry(model.clone()).or_insert(n);
+            }
         }
     }
     for model in models {
@@ -111,7 +165,7 @@ pub(crate) async fn discover(
             None => break,
         }
     }
-    found
+    Discovered { windows: found, total_slots }
 }
 
 fn with_key(
@@ -166,6 +220,15 @@ mod tests {
         assert_eq!(from_props(&nested), Some(4096));
         assert_eq!(from_props(&json!({ "n_ctx": 8192 })), Some(8192));
         assert_eq!(from_props(&json!({ "total_slots": 1 })), None);
+    }
+
+    #[test]
+    fn llama_cpp_total_slots_are_read() {
+        assert_eq!(slots_from_props(&json!({ "total_slots": 1, "n_ctx": 4096 })), Some(1));
+        assert_eq!(slots_from_props(&json!({ "total_slots": 4 })), Some(4));
+        assert_eq!(slots_from_props(&json!({ "total_slots": 0 })), None, "no slots is a misread");
+        assert_eq!(slots_from_props(&json!({ "total_slots": "1" })), None);
+        assert_eq!(slots_from_props(&json!({ "n_ctx": 4096 })), None);
     }
 
     #[test]

@@ -105,6 +105,12 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                         break Err(gone);
                     }
                 }
+                Some(Ok(ProviderEvent::Queued { ahead })) => {
+                    let frame = frames::encode(&ServerMessage::Queued { stream: id, ahead });
+                    if let Err(gone) = frames.send(frame, false).await {
+                        break Err(gone);
+                    }
+                }
                 Some(Ok(ProviderEvent::Usage { prompt_tokens, completion_tokens })) => {
                     frames.usage = Some(Usage { prompt_tokens, completion_tokens });
                 }

@@ -67,6 +67,7 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
             })
             .collect(),
         max_tokens_field: Default::default(),
+        max_concurrent: None,
     })
 }
 

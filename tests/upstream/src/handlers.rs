@@ -33,7 +33,15 @@ pub(crate) async fn chat_completions(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok()?.strip_prefix("Bearer "))
         .unwrap_or(NO_KEY);
-    let (status, response, answer) = respond(&shared, id, &model, &body, key);
+    let (status, response, mut answer) = respond(&shared, id, &model, &body, key);
+    if let Some(answer) = answer.as_mut().filter(|_| shared.options.single_slot) {
+        let token = tokio_util::sync::CancellationToken::new();
+        let running = shared.slot.lock().unwrap_or_else(|e| e.into_inner()).replace(token.clone());
+        if let Some(running) = running {
+            running.cancel();
+        }
+        answer.interrupt = Some(token);
+    }
     shared.log.push(RequestRecord {
         id,
         model,
@@ -44,6 +52,7 @@ pub(crate) async fn chat_completions(
         finished: answer.is_none(),
         closed_early: false,
         authorization,
+        interrupted: false,
     });
     match answer {
         Some(answer) => Response::builder()
@@ -202,6 +211,7 @@ fn respond(
         done_unfinished,
         include_usage,
         prompt_tokens: u32::try_from(prompt_chars / 4).unwrap_or(u32::MAX),
+        interrupt: None,
     };
     (StatusCode::OK, StatusCode::OK.into_response(), Some(answer))
 }
@@ -275,17 +285,21 @@ pub(crate) async fn models(State(shared): State<Arc<Shared>>) -> Json<Value> {
     Json(json!({ "object": "list", "data": data }))
 }
 
-/// `GET /props`, as llama.cpp's server answers it: the context size per slot.
+/// `GET /props`, as llama.cpp's server answers it: the context size per slot and the number of
+/// slots, each where configured.
 pub(crate) async fn props(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.options.context.props_n_ctx {
-        Some(n) => Json(json!({
-            "default_generation_settings": { "id": 0, "n_ctx": n, "params": { "n_predict": -1 } },
-            "total_slots": 1,
-            "model_path": "/models/scripted.gguf",
-        }))
-        .into_response(),
-        None => StatusCode::NOT_FOUND.into_response(),
+    let context = &shared.options.context;
+    if context.props_n_ctx.is_none() && context.props_total_slots.is_none() {
+        return StatusCode::NOT_FOUND.into_response();
     }
+    let mut body = json!({ "model_path": "/models/scripted.gguf" });
+    if let Some(n) = context.props_n_ctx {
+        body["default_generation_settings"] = json!({ "id": 0, "n_ctx": n, "params": { "n_predict": -1 } });
+    }
+    if let Some(slots) = context.props_total_slots {
+        body["total_slots"] = slots.into();
+    }
+    Json(body).into_response()
 }
 
 /// `POST /api/show`, as Ollama answers it: the model's trained context in `model_info`, and the

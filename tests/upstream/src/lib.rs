@@ -6,7 +6,8 @@
 //! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
 //! `drop-midway`, `garbage`, `no-finish`, `empty-answer`, `ctx-*` and `wants-key` misbehave in the
 //! named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
-//! browser. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
+//! browser. With [`Options::single_slot`] it serves one answer at a time and interrupts it for the
+//! next, as llama-cpp-python does. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
 //! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. Every request is logged:
 //! `GET /__requests` returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the
 //! upstream, `authorization` whether a key was sent) and `POST /__reset` clears them. In-process
@@ -47,6 +48,9 @@ pub struct Options {
     pub inline: HashMap<String, String>,
     /// Where the server tells its context window; nowhere by default.
     pub context: ContextReport,
+    /// Serve one answer at a time the way llama-cpp-python does: a new request ends the running
+    /// answer at once with `[DONE]` and no `finish_reason` (logged as `interrupted`).
+    pub single_slot: bool,
 }
 
 /// The context window the server reports, in the places real servers do. Each `None` leaves that
@@ -57,6 +61,8 @@ pub struct ContextReport {
     pub max_model_len: Option<u32>,
     /// llama.cpp's server: `default_generation_settings.n_ctx` in `GET /props`.
     pub props_n_ctx: Option<u32>,
+    /// llama.cpp's server: `total_slots` in `GET /props` (how many answers it runs at once).
+    pub props_total_slots: Option<u32>,
     /// Ollama: `model_info["<arch>.context_length"]` in `POST /api/show` (what it was trained for).
     pub ollama_context_length: Option<u32>,
     /// Ollama: `num_ctx` in `POST /api/show`'s `parameters` (what it runs with).
@@ -71,7 +77,14 @@ impl Options {
             rate: 1000.0,
             inline: HashMap::new(),
             context: ContextReport::default(),
+            single_slot: false,
         }
+    }
+
+    /// Serves one answer at a time, interrupting the running one (see [`Options::single_slot`]).
+    pub fn single_slot(mut self) -> Self {
+        self.single_slot = true;
+        self
     }
 
     /// Reports a context window the way `report` says.
@@ -109,6 +122,8 @@ pub(crate) struct Shared {
     origin: String,
     /// Ends the requests to `/__stall` when the server stops.
     shutdown: CancellationToken,
+    /// With [`Options::single_slot`]: interrupts the answer now running.
+    slot: std::sync::Mutex<Option<CancellationToken>>,
 }
 
 /// The routes, for embedding in another server.
@@ -150,6 +165,7 @@ impl ScriptedUpstream {
             cache: Default::default(),
             origin: format!("http://{addr}"),
             shutdown: shutdown.clone(),
+            slot: Default::default(),
         });
         let app = router(shared.clone());
         let stop = shutdown.clone();
@@ -174,6 +190,11 @@ impl ScriptedUpstream {
     /// The requests received so far, oldest first.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.log.snapshot()
+    }
+
+    /// The most answers that were ever streaming at the same time.
+    pub fn max_in_flight(&self) -> usize {
+        self.shared.log.max_in_flight()
     }
 
     /// Forgets the requests received so far.

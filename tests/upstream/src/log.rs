@@ -1,6 +1,7 @@
 //! The log of requests the scripted upstream received, for tests to observe.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,9 @@ pub struct RequestRecord {
     /// The request carried an `Authorization` header (a keyless provider must send none).
     #[serde(default)]
     pub authorization: bool,
+    /// A later request ended this answer early (a single-slot server, [`crate::Options::single_slot`]).
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// Shared, append-only log with change notification.
@@ -36,6 +40,9 @@ pub(crate) struct RequestLog {
     records: Mutex<Vec<RequestRecord>>,
     next_id: Mutex<u64>,
     changed: Notify,
+    /// Answers streaming now, and the most there ever were at once.
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
 }
 
 impl RequestLog {
@@ -57,6 +64,21 @@ impl RequestLog {
         }
         drop(records);
         self.changed.notify_waiters();
+    }
+
+    /// An answer started streaming.
+    pub fn answer_began(&self) {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    }
+
+    /// An answer stopped streaming (finished, interrupted or closed by the client).
+    pub fn answer_ended(&self) {
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.load(Ordering::SeqCst)
     }
 
     pub fn snapshot(&self) -> Vec<RequestRecord> {

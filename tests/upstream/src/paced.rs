@@ -12,6 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::Stream;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use crate::log::RequestLog;
 
@@ -37,6 +38,9 @@ pub(crate) struct Answer {
     pub include_usage: bool,
     /// Prompt size reported in the usage chunk.
     pub prompt_tokens: u32,
+    /// On a single-slot server: cancelled when the next request arrives, which ends this answer
+    /// with a bare `[DONE]`.
+    pub interrupt: Option<CancellationToken>,
 }
 
 /// Marks the request in the log when the response body is dropped: if the client closed the
@@ -46,14 +50,17 @@ struct CloseGuard {
     id: u64,
     sent: u32,
     ended: bool,
+    interrupted: bool,
 }
 
 impl Drop for CloseGuard {
     fn drop(&mut self) {
+        self.log.answer_ended();
         self.log.update(self.id, |record| {
             record.tokens_sent = self.sent;
-            record.finished = self.ended;
+            record.finished = self.ended && !self.interrupted;
             record.closed_early = !self.ended;
+            record.interrupted = self.interrupted;
         });
     }
 }
@@ -74,14 +81,24 @@ pub(crate) fn body(answer: Answer, log: Arc<RequestLog>) -> impl Stream<Item = R
         r#"data: {{"id":"chatcmpl-scripted-{}","object":"chat.completion.chunk","created":1700000000,"model":{model},"choices":"#,
         answer.id
     );
-    let guard = CloseGuard { log, id: answer.id, sent: 0, ended: false };
+    log.answer_began();
+    let guard = CloseGuard { log, id: answer.id, sent: 0, ended: false, interrupted: false };
     let pacer =
         Pacer { answer, prefix, start: Instant::now(), next: 0, guard, buf: String::with_capacity(4096) };
     futures::stream::unfold(Some(pacer), |state| async move {
         let mut pacer = state?;
         if pacer.next < pacer.answer.count {
-            let chunk = pacer.tokens_due().await;
-            Some((Ok(chunk), Some(pacer)))
+            match pacer.tokens_due().await {
+                Some(chunk) => Some((Ok(chunk), Some(pacer))),
+                None => {
+                    // Interrupted, as llama-cpp-python ends an answer when the next request takes
+                    // its only slot: `[DONE]` with no `finish_reason` ever sent.
+                    pacer.guard.ended = true;
+                    pacer.guard.interrupted = true;
+                    drop(pacer);
+                    Some((Ok(Bytes::from_static(b"data: [DONE]\n\n")), None))
+                }
+            }
         } else {
             let tail = pacer.tail();
             pacer.guard.ended = true;
@@ -97,13 +114,21 @@ impl Pacer {
         self.start + self.answer.interval.mul_f64(index as f64)
     }
 
-    /// Waits for the next token's deadline, then returns every token due by now.
-    async fn tokens_due(&mut self) -> Bytes {
+    /// Waits for the next token's deadline, then returns every token due by now; `None` when the
+    /// answer was interrupted first.
+    async fn tokens_due(&mut self) -> Option<Bytes> {
         let due = self.due_at(self.next);
+        let interrupt = self.answer.interrupt.clone().unwrap_or_default();
+        if interrupt.is_cancelled() {
+            return None;
+        }
         // Only sleep when the token is not due yet: the timer has millisecond ticks, and an
         // already-due token (the first one) must not wait for the next tick.
         if Instant::now() < due {
-            tokio::time::sleep_until(due).await;
+            tokio::select! {
+                () = tokio::time::sleep_until(due) => {}
+                () = interrupt.cancelled() => return None,
+            }
         }
         let now = Instant::now();
         let total = self.answer.count;
@@ -123,7 +148,7 @@ impl Pacer {
         }
         self.next = end;
         self.guard.sent = end as u32;
-        Bytes::copy_from_slice(self.buf.as_bytes())
+        Some(Bytes::copy_from_slice(self.buf.as_bytes()))
     }
 
     /// The finishing chunk, the usage chunk and `[DONE]`; the error event of a script that fails
