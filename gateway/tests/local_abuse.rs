@@ -156,6 +156,22 @@ async fn settle(counter: impl Fn() -> u64, quiet: Duration) -> u64 {
     }
 }
 
+/// Asks for `prompt` and returns the refusal's message, checking that it came as `PromptTooLarge`
+/// and that no prompt was tokenized meanwhile.
+async fn refused_untokenized(provider: &LocalProvider, what: &str, prompt: &str) -> String {
+    let stats = provider.engine().expect("engine").stats().clone();
+    let before = stats.prompts_tokenized.load(Ordering::Relaxed);
+    let start = Instant::now();
+    let end = provider.stream(ask(ATTACKER, prompt, 8)).next().await;
+    eprintln!("{what} refused after {:?}", start.elapsed());
+    let tokenized = stats.prompts_tokenized.load(Ordering::Relaxed) - before;
+    assert_eq!(tokenized, 0, "the prompt was tokenized before it was refused");
+    match end {
+        Some(Err(ProviderError::PromptTooLarge(message))) => message,
+        other => panic!("expected PromptTooLarge, got {other:?}"),
+    }
+}
+
 /// Finding: a 2 MB prompt was tokenized on the engine thread (0.75 s) before it was refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_that_cannot_fit_is_refused_before_it_is_tokenized() {
@@ -163,20 +179,8 @@ async fn a_prompt_that_cannot_fit_is_refused_before_it_is_tokenized() {
     let provider = provider(LocalConfig::default());
     let engine = provider.engine().expect("engine");
     let limit = engine.prompt_limits().byte_limit().expect("SmolLM2's vocabulary bounds bytes per token");
-    let stats = engine.stats().clone();
-    let before = stats.prompts_tokenized.load(Ordering::Relaxed);
-    let start = Instant::now();
-    let mut stream = provider.stream(ask(ATTACKER, &wordy(2 << 20), 8));
-    let end = stream.next().await;
-    eprintln!("2 MB prompt refused after {:?}", start.elapsed());
-    let tokenized = stats.prompts_tokenized.load(Ordering::Relaxed) - before;
-    assert_eq!(tokenized, 0, "the prompt was tokenized before it was refused");
-    match end {
-        Some(Err(ProviderError::PromptTooLarge(message))) => {
-            assert!(message.contains(&format!("{limit} bytes")) && message.contains("8192"), "{message}");
-        }
-        other => panic!("expected PromptTooLarge, got {other:?}"),
-    }
+    let message = refused_untokenized(&provider, "2 MB prompt", &wordy(2 << 20)).await;
+    assert!(message.contains(&format!("{limit} bytes")) && message.contains("8192"), "{message}");
 }
 
 /// Found while measuring the byte bound: llama.cpp takes time quadratic in the special-token texts
@@ -185,18 +189,9 @@ async fn a_prompt_that_cannot_fit_is_refused_before_it_is_tokenized() {
 async fn a_prompt_spelling_many_chat_markers_is_refused_before_it_is_tokenized() {
     let _serial = SERIAL.lock().await;
     let provider = provider(LocalConfig::default());
-    let stats = provider.engine().expect("engine").stats().clone();
-    let before = stats.prompts_tokenized.load(Ordering::Relaxed);
-    let start = Instant::now();
-    let mut stream = provider.stream(ask(ATTACKER, &"<|im_start|>".repeat(100_000 / 12), 8));
-    let end = stream.next().await;
-    eprintln!("100 kB of <|im_start|> refused after {:?}", start.elapsed());
-    let tokenized = stats.prompts_tokenized.load(Ordering::Relaxed) - before;
-    assert_eq!(tokenized, 0, "the prompt was tokenized before it was refused");
-    match end {
-        Some(Err(ProviderError::PromptTooLarge(message))) => assert!(message.contains("1024"), "{message}"),
-        other => panic!("expected PromptTooLarge, got {other:?}"),
-    }
+    let markers = "<|im_start|>".repeat(100_000 / 12);
+    let message = refused_untokenized(&provider, "100 kB of <|im_start|>", &markers).await;
+    assert!(message.contains("1024"), "{message}");
 }
 
 /// Finding: sixteen 2 MB prompts from one tab stalled another tab's stream for 12 s.

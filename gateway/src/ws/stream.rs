@@ -41,8 +41,6 @@ struct Frames {
     seq: u32,
     started: bool,
     chunks: u32,
-    /// Whether any text came: an answer "finished" without any is reported as a failure.
-    any_text: bool,
     usage: Option<Usage>,
     received_at: Instant,
     first_text_at: Option<Instant>,
@@ -64,7 +62,6 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         seq: 0,
         started: false,
         chunks: 0,
-        any_text: false,
         usage: None,
         received_at,
         first_text_at: None,
@@ -87,7 +84,6 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     let now = Instant::now();
                     frames.chunks += 1;
-                    frames.any_text |= !text.is_empty();
                     if frames.coalescer.push(&text, now) {
                         armed = false;
                         if let Err(gone) = frames.flush(now).await {
@@ -116,7 +112,9 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
                 Some(Ok(ProviderEvent::Finished(reason))) => {
                     drop(upstream);
-                    if !frames.any_text {
+                    // Text came if some was sent or still waits to be: an answer that
+                    // "finished" without any is reported as a failure.
+                    if frames.first_text_at.is_none() && !frames.coalescer.has_pending() {
                         break frames.fail(empty_answer(&frames.requested_model, reason)).await;
                     }
                     break frames.done(reason).await;
