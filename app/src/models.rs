@@ -48,6 +48,8 @@ mod tests {
             context_window: 8192,
             context_source: Default::default(),
             tokenizer: Default::default(),
+            reasoning: false,
+            price: None,
             available,
             problem: (!available).then(|| "no key".into()),
         }

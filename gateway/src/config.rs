@@ -9,6 +9,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod profiles;
+mod providers;
+
+pub use profiles::*;
+pub use providers::*;
+
 /// The whole configuration file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +31,9 @@ pub struct Config {
     /// Stored short links (`/s/<id>`).
     #[serde(default)]
     pub share: ShareConfig,
+    /// `[profiles.NAME]`: named model settings the app toggles between, in the file's order.
+    #[serde(default, deserialize_with = "profiles::in_order")]
+    pub profiles: Vec<ProfileConfig>,
 }
 
 /// `[share]`: stored short links for prompts too long to share in a URL.
@@ -71,6 +80,9 @@ pub struct ServerConfig {
     pub hosts: Vec<String>,
     /// How long a client may take to send a request's headers, in milliseconds.
     pub header_read_timeout_ms: u64,
+    /// The most continuations one stream may ask for (`auto_continue`) when its answer stops at
+    /// the length limit; each costs a full request's prompt tokens again. 0 turns them off.
+    pub max_auto_continue: u8,
 }
 
 impl Default for ServerConfig {
@@ -84,162 +96,7 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             hosts: Vec::new(),
             header_read_timeout_ms: 10_000,
-        }
-    }
-}
-
-/// `[[providers]]`, told apart by `kind`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ProviderConfig {
-    /// Any OpenAI-compatible `/chat/completions` server: Cerebras, Groq, OpenRouter, vLLM,
-    /// llama.cpp's server, Ollama, OpenAI.
-    Openai(OpenAiConfig),
-    /// The embedded llama.cpp model.
-    Local(LocalConfig),
-}
-
-/// An OpenAI-compatible provider.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpenAiConfig {
-    /// Name used in model ids (`name/model`).
-    pub name: String,
-    /// Base URL up to and including `/v1`.
-    pub base_url: String,
-    /// Environment variable holding the key (preferred over `api_key`). Neither set: the server
-    /// wants no key (llama.cpp, Ollama, vLLM) and requests carry no `Authorization`.
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    /// The key itself, for local servers that want any non-empty key.
-    #[serde(default)]
-    pub api_key: Option<String>,
-    /// `api_key_env` may be unset: the quick start names its variable whether or not the server
-    /// wants a key. Not in the file, where naming a variable means the key is needed.
-    #[serde(skip)]
-    pub api_key_optional: bool,
-    /// Models offered through this provider.
-    pub models: Vec<ModelConfig>,
-    /// Name of the length-limit field sent upstream; see [`MaxTokensField`].
-    #[serde(default)]
-    pub max_tokens_field: MaxTokensField,
-    /// Generations sent to this server at once, all tabs together; the rest wait their turn.
-    /// Unset: what llama.cpp's server reports as its `total_slots`, else no limit. Single-slot
-    /// servers that do not report it (llama-cpp-python) need 1: they cut the running answer short
-    /// when another request arrives.
-    #[serde(default)]
-    pub max_concurrent: Option<std::num::NonZeroUsize>,
-}
-
-/// Which request field carries the length limit.
-///
-/// `max_tokens` is the default because every target server honours it; OpenAI's reasoning models
-/// (o-series, gpt-5) reject it and need `max_completion_tokens`, which Ollama silently ignores.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MaxTokensField {
-    /// `max_tokens`.
-    #[default]
-    MaxTokens,
-    /// `max_completion_tokens`.
-    MaxCompletionTokens,
-}
-
-impl MaxTokensField {
-    /// The JSON field name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MaxTokens => "max_tokens",
-            Self::MaxCompletionTokens => "max_completion_tokens",
-        }
-    }
-}
-
-/// One model of a provider.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelConfig {
-    /// The model's name at the provider.
-    pub id: String,
-    /// Label shown in the picker; defaults to `id`.
-    #[serde(default)]
-    pub label: Option<String>,
-    /// Context window in tokens; the server's own figure wins when it reports one, and without
-    /// either the window is [guessed](GUESSED_CONTEXT_WINDOW).
-    #[serde(default)]
-    pub context_window: Option<u32>,
-    /// How it counts tokens (`o200k` or `estimate`); guessed from `id` when absent.
-    #[serde(default)]
-    pub tokenizer: Option<flint_protocol::Tokenizer>,
-}
-
-/// The context window assumed for a model neither configured nor reported by its server, and
-/// labelled as a guess in `/api/models`: today's common size for hosted models.
-pub const GUESSED_CONTEXT_WINDOW: u32 = 128_000;
-
-/// The embedded model.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LocalConfig {
-    /// Name used in model ids.
-    pub name: String,
-    /// The model's id in `/api/models`.
-    pub model: String,
-    /// Path of the GGUF file; defaults to the set-up's cached SmolLM2.
-    pub model_path: Option<PathBuf>,
-    /// Context window per stream, in tokens.
-    pub context_window: u32,
-    /// CPU threads for decoding; defaults to the number of cores.
-    pub threads: Option<usize>,
-    /// Streams decoded together in one batch.
-    pub max_parallel: usize,
-    /// KV cache cells shared by all streams; defaults to twice `context_window`. llama.cpp
-    /// allocates them all at start.
-    pub kv_tokens: Option<u32>,
-    /// System prompt put in front of every conversation (combined with the client's own, if any);
-    /// unset: the one tuned for SmolLM2; `""`: none.
-    pub system_prompt: Option<String>,
-    /// Start every answer with the opening of an HTML fenced block and end it at the fence that
-    /// closes the document: small models then return a whole page far more often.
-    pub prime_html: bool,
-    /// Longest answer in tokens, whatever the request asks. A small model that loops instead of
-    /// closing its page would otherwise decode until the context window is full.
-    pub max_tokens: u32,
-    /// Requests waiting for a free sequence (not yet started), all tabs together. More are refused
-    /// at once (`rate_limited`): a queue the model cannot drain only holds memory and promises.
-    pub max_waiting: usize,
-    /// Requests one tab (connection) may have waiting; more are refused at once. At least 1:
-    /// every request waits a moment, even for a free sequence.
-    pub max_waiting_per_connection: usize,
-    /// Prompt bytes waiting, all tabs together; more are refused at once.
-    pub max_waiting_bytes: usize,
-    /// Prompt bytes one tab may have waiting; more are refused at once.
-    pub max_waiting_bytes_per_connection: usize,
-}
-
-impl Default for LocalConfig {
-    fn default() -> Self {
-        Self {
-            name: "local".into(),
-            model: "smollm2-135m-instruct".into(),
-            model_path: None,
-            context_window: 8192,
-            threads: None,
-            max_parallel: 8,
-            kv_tokens: None,
-            system_prompt: None,
-            prime_html: true,
-            max_tokens: 2048,
-            // Eight rounds of eight sequences: at 2,048 tokens a stream on 2 cores the last one
-            // would already wait minutes. See `local::queue`.
-            max_waiting: 64,
-            // `server.max_streams_per_connection`'s default: a tab alone is never refused here.
-            max_waiting_per_connection: 16,
-            // About 6 s of tokenizing (2.7 MB/s on 2 cores): the longest a newcomer can find
-            // the tokenizer busy with others' prompts.
-            max_waiting_bytes: 16 << 20,
-            // 16 prompts of 256 kB; a full 8,192-token prompt of code or prose is about 40 kB.
-            max_waiting_bytes_per_connection: 4 << 20,
+            max_auto_continue: 3,
         }
     }
 }
@@ -327,6 +184,8 @@ impl Config {
                     label: None,
                     context_window: None,
                     tokenizer: None,
+                    reasoning: None,
+                    price: None,
                 })
                 .collect();
             if models.is_empty() {
@@ -370,16 +229,6 @@ pub fn normalise_origin(origin: &str) -> Option<String> {
     let default_port = if scheme == "https" { ":443" } else { ":80" };
     let rest = rest.strip_suffix(default_port).unwrap_or(rest);
     Some(format!("{scheme}://{rest}"))
-}
-
-impl ProviderConfig {
-    /// The provider's configured name.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::Openai(c) => &c.name,
-            Self::Local(c) => &c.name,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub fn model_list(providers: &[Arc<dyn Provider>], default_model: Option<&str>) 
     // Stable: providers and models keep their configured order within each group.
     models.sort_by_key(|m| rank(m));
     let notice = default.is_none().then(|| NO_MODEL_NOTICE.to_owned());
-    ModelList { models, default, notice }
+    ModelList { models, default, notice, profiles: Vec::new() }
 }
 
 #[cfg(test)]
@@ -70,6 +70,8 @@ mod tests {
             context_window: 8192,
             context_source: Default::default(),
             tokenizer: Default::default(),
+            reasoning: false,
+            price: None,
             available,
             problem: (!available).then(|| "set P_KEY".into()),
         }

@@ -32,7 +32,14 @@ fn keyless(config: &mut Config) {
 }
 
 fn model(id: &str) -> ModelConfig {
-    ModelConfig { id: id.into(), label: None, context_window: Some(8192), tokenizer: None }
+    ModelConfig {
+        id: id.into(),
+        label: None,
+        context_window: Some(8192),
+        tokenizer: None,
+        reasoning: None,
+        price: None,
+    }
 }
 
 /// The scripted provider also offering `ids`.

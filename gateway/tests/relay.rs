@@ -215,6 +215,8 @@ async fn start_leaky() -> Gateway {
                     label: None,
                     context_window: Some(8192),
                     tokenizer: None,
+                    reasoning: None,
+                    price: None,
                 }));
             }
         }

@@ -9,9 +9,12 @@
 use serde::{Deserialize, Serialize};
 
 pub mod diff;
+mod models;
 pub mod prompt;
 pub mod share;
 pub mod worker;
+
+pub use models::*;
 
 /// Bumped whenever a frame changes shape in a way an older peer would misread.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -94,6 +97,72 @@ pub struct GenParams {
     /// Seed for reproducible sampling where the provider supports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// How hard a reasoning model thinks before answering; sent only to models that accept it
+    /// ([`ModelInfo::reasoning`]), dropped for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// How long an answer the model aims for, where the model accepts it (GPT-5 family).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verbosity: Option<Verbosity>,
+    /// Continuations the gateway may ask for when the answer stops at its length limit, each
+    /// joined to the text before it in the same stream; capped by the gateway. None or 0: off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_continue: Option<u8>,
+}
+
+/// A reasoning model's effort setting (OpenAI's `reasoning.effort`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningEffort {
+    /// No reasoning (GPT-5.1 and later).
+    None,
+    /// The least reasoning that still reasons.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium (most models' default).
+    Medium,
+    /// High.
+    High,
+    /// Extra high (Codex models).
+    Xhigh,
+}
+
+impl ReasoningEffort {
+    /// The wire name (`"xhigh"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+        }
+    }
+}
+
+/// How long an answer the model aims for (OpenAI's `verbosity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verbosity {
+    /// Terse.
+    Low,
+    /// The default.
+    Medium,
+    /// Thorough.
+    High,
+}
+
+impl Verbosity {
+    /// The wire name (`"low"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
 }
 
 /// Frames sent by the gateway.
@@ -232,79 +301,6 @@ pub enum ErrorCode {
     InvalidParams,
     /// A bug in the gateway; details are in its log.
     Internal,
-}
-
-/// One entry of `GET /api/models`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelInfo {
-    /// Id to put in [`StartRequest::model`]: `provider/model`.
-    pub id: String,
-    /// The provider's configured name.
-    pub provider: String,
-    /// The model's name at the provider.
-    pub model: String,
-    /// Human-readable label.
-    pub label: String,
-    /// Context window in tokens.
-    pub context_window: u32,
-    /// Where `context_window` comes from; a [guess](ContextSource::Guess) may be far off.
-    #[serde(default)]
-    pub context_source: ContextSource,
-    /// How the model counts tokens (for the context meter).
-    #[serde(default)]
-    pub tokenizer: Tokenizer,
-    /// Whether the model can be used right now; when not, `problem` says why.
-    pub available: bool,
-    /// What is wrong with the model, for display.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
-}
-
-/// Where a model's context window was learnt.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContextSource {
-    /// Set in the gateway's configuration (what a gateway that does not say reports).
-    #[default]
-    Configured,
-    /// Reported by the serving model server itself.
-    Discovered,
-    /// Neither configured nor reported: a common size, which the server may not match.
-    Guess,
-}
-
-/// How a model splits text into tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tokenizer {
-    /// `o200k_base` (GPT-4o, GPT-5 and Codex models): counts are exact.
-    O200k,
-    /// Another vocabulary: counts are an estimate (o200k counts, labelled as such).
-    #[default]
-    Estimate,
-}
-
-impl Tokenizer {
-    /// The tokenizer a model of this name most likely uses: o200k for OpenAI's GPT-4o, GPT-5, o-series
-    /// and Codex models; an estimate for anything else.
-    pub fn guess(model: &str) -> Self {
-        let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-        let openai = ["gpt-4o", "gpt-4.1", "gpt-5", "gpt-oss", "o1", "o3", "o4", "codex", "chatgpt"];
-        if openai.iter().any(|p| name.starts_with(p)) { Self::O200k } else { Self::Estimate }
-    }
-}
-
-/// Body of `GET /api/models`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelList {
-    /// Configured models, the default first.
-    pub models: Vec<ModelInfo>,
-    /// The id to preselect.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default: Option<String>,
-    /// Set-up advice when no model is usable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notice: Option<String>,
 }
 
 #[cfg(test)]

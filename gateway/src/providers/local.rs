@@ -165,6 +165,8 @@ impl Provider for LocalProvider {
             context_source: flint_protocol::ContextSource::Configured,
             // Its own vocabulary is not in the worker: the meter shows an estimate.
             tokenizer: flint_protocol::Tokenizer::Estimate,
+            reasoning: false,
+            price: None,
             available: self.state.is_ok(),
             problem: self.problem().map(str::to_owned),
         }]

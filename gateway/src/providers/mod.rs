@@ -155,6 +155,10 @@ pub fn build_all(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Vec<A
             ProviderConfig::Openai(openai) => {
                 providers.push(Arc::new(openai::OpenAiProvider::new(openai, client.clone(), env)));
             }
+            ProviderConfig::Responses(responses) => {
+                // Until the Responses provider lands, say so instead of serving nothing silently.
+                tracing::warn!(provider = %responses.name, "kind = \"responses\" is not built yet; skipping");
+            }
             #[cfg(feature = "local")]
             ProviderConfig::Local(local) => providers.push(local::build(local)),
             #[cfg(not(feature = "local"))]

@@ -163,6 +163,8 @@ impl Provider for OpenAiProvider {
                     context_window,
                     context_source,
                     tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
+                    reasoning: m.reasoning(),
+                    price: m.price(),
                     available: problem.is_none(),
                     problem: problem.clone(),
                 }

@@ -50,6 +50,8 @@ impl Provider for Fake {
                 context_window: 1000,
                 context_source: Default::default(),
                 tokenizer: Default::default(),
+                reasoning: false,
+                price: None,
                 available: true,
                 problem: None,
             })

@@ -64,6 +64,8 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
                 label: None,
                 context_window: Some(8192),
                 tokenizer: None,
+                reasoning: None,
+                price: None,
             })
             .collect(),
         max_tokens_field: Default::default(),
