@@ -1,13 +1,14 @@
 //! The page layout and the contexts its components share.
 
-use flint_protocol::ModelList;
 use flint_protocol::share::decode;
+use flint_protocol::{ModelList, Profile};
 use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, PromptBox,
-    RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid, VersionsBar,
+    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, ProfileHint,
+    ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid,
+    VersionsBar,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -15,6 +16,7 @@ use crate::interop::http::{FetchError, get_json};
 use crate::interop::{forget_page_hash, page_hash};
 use crate::meter::use_budget;
 use crate::models::preferred_choice;
+use crate::profiles;
 use crate::run::Runner;
 use crate::session::use_session;
 use crate::share::link_in_hash;
@@ -41,6 +43,18 @@ pub struct ModelChoice {
     pub shared: RwSignal<Option<String>>,
     /// The model to use: the user's pick, else the shared link's model, else the list's default.
     pub selected: Signal<Option<String>>,
+    /// The profile last chosen with the toggle (remembered with the session, carried in links).
+    pub profile: RwSignal<Option<String>>,
+    /// The profile in effect: the chosen one while its model is the selected one.
+    pub active_profile: Memo<Option<Profile>>,
+}
+
+impl ModelChoice {
+    /// Switches to `profile`: its model becomes the pick.
+    pub fn use_profile(&self, profile: &Profile) {
+        self.profile.set(Some(profile.name.clone()));
+        self.picked.set(Some(profile.model.clone()));
+    }
 }
 
 /// How a prompt fans out: how many variations, or which models to race side by side.
@@ -91,13 +105,25 @@ pub fn App() -> impl IntoView {
     let models = LocalResource::new(|| get_json::<ModelList>("/api/models"));
     let picked = RwSignal::new(None::<String>);
     let shared = RwSignal::new(None::<String>);
+    let profile = RwSignal::new(None::<String>);
+    // With nothing picked, the model is the shared link's, else the profile's (the first one on a
+    // fresh page), else the list's default.
     let selected = Signal::derive(move || {
         picked.get().or_else(|| {
             let list = models.get()?.ok()?;
-            shared.with(|shared| preferred_choice(&list, shared.as_deref()))
+            let linked = shared.get();
+            let preferred = linked.or_else(|| profile.with(|p| profiles::model_of(&list, p.as_deref())));
+            preferred_choice(&list, preferred.as_deref())
         })
     });
-    let choice = ModelChoice { models, picked, shared, selected };
+    let active_profile = Memo::new(move |_| {
+        let list = models.get()?.ok()?;
+        let fresh = picked.with(Option::is_none) && shared.with(Option::is_none);
+        let chosen =
+            profile.get().or_else(|| fresh.then(|| list.profiles.first().map(|p| p.name.clone())).flatten());
+        selected.with(|model| profiles::active(&list, chosen.as_deref(), model.as_deref()).cloned())
+    });
+    let choice = ModelChoice { models, picked, shared, selected, profile, active_profile };
     provide_context(choice);
 
     let draft = Draft::new();
@@ -144,6 +170,7 @@ pub fn App() -> impl IntoView {
                     <span class="brand-name">"Flint"</span>
                 </div>
                 <ModelPicker />
+                <ProfileToggle />
                 <div class="spacer"></div>
                 <HistoryPanel />
                 <ShareButton />
@@ -155,6 +182,7 @@ pub fn App() -> impl IntoView {
             <RestoredNotice />
             <StorageWarning />
             <PromptBox />
+            <ProfileHint />
             <ErrorMessage />
             <MetricsBar />
             <main class="workspace">
@@ -214,6 +242,7 @@ fn open_shared_link(
             }
             choice.picked.set(None);
             choice.shared.set(shared.model);
+            choice.profile.set(shared.profile);
             fan_out.count.set(shared.variations);
             fan_out.compare.set(false);
             if let Some(code) = shared.code {

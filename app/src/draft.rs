@@ -20,6 +20,9 @@ pub struct Draft {
     pub continue_thread: RwSignal<bool>,
     /// Ask for edits of the code in the editor rather than a new page (when there is code).
     pub edit: RwSignal<bool>,
+    /// Let the gateway continue an answer cut off at its length limit (off by default: each
+    /// continuation costs the whole prompt again).
+    pub auto_continue: RwSignal<bool>,
 }
 
 impl Draft {
@@ -30,6 +33,7 @@ impl Draft {
             goal: RwSignal::new(String::new()),
             continue_thread: RwSignal::new(false),
             edit: RwSignal::new(true),
+            auto_continue: RwSignal::new(false),
         }
     }
 }

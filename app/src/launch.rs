@@ -11,6 +11,9 @@ use crate::prompt::{Ask, compose, too_long_for_any};
 use crate::run::Runner;
 use crate::variations::{compare_lanes, variation_lanes};
 
+/// Continuations asked for when "Continue cut-off answers" is on (the gateway caps them too).
+pub const AUTO_CONTINUE: u8 = 2;
+
 /// What the next request carries besides the draft's texts: the file it edits and the thread.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Context {
@@ -74,6 +77,12 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         runner.keep_hand_edits(file);
     }
     job.parent = state.versions.with_untracked(|v| v.current_index());
+    job.profile = choice.active_profile.get_untracked();
+    job.prices = choice.models.with_untracked(|list| match list {
+        Some(Ok(list)) => list.models.iter().filter_map(|m| Some((m.id.clone(), m.price?))).collect(),
+        _ => Vec::new(),
+    });
+    job.auto_continue = draft.auto_continue.get_untracked().then_some(AUTO_CONTINUE);
     let seed = (random() * 1e9) as u64;
     if fan_out.compare.get_untracked() {
         let compared = fan_out.compared.get_untracked();

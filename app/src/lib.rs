@@ -19,6 +19,7 @@ pub mod launch;
 pub mod meter;
 pub mod metrics;
 pub mod models;
+pub mod profiles;
 pub mod prompt;
 pub mod review;
 pub mod run;

@@ -5,7 +5,7 @@
 //! estimate from the text's size (about four bytes per token for code); the `Done` frame's count is
 //! exact.
 
-use flint_protocol::{StreamMetrics, Usage};
+use flint_protocol::{Price, StreamMetrics, Usage};
 
 /// Bytes per token used for the live estimate.
 const BYTES_PER_TOKEN: f64 = 4.0;
@@ -23,12 +23,33 @@ pub struct LiveMetrics {
     pub bytes: usize,
     /// The gateway's final figures.
     pub done: Option<(Usage, StreamMetrics)>,
+    /// The model's price, when the gateway's operator set one.
+    pub price: Option<Price>,
+    /// The prompt's size as the page counted it before sending (the upstream's count replaces it).
+    pub prompt_estimate: Option<u32>,
 }
 
 impl LiveMetrics {
     /// A stream started at `now_ms`.
     pub fn started(now_ms: f64) -> Self {
         Self { started_ms: Some(now_ms), ..Self::default() }
+    }
+
+    /// The same, priced: `price` per token, `prompt_estimate` tokens sent.
+    pub fn priced(self, price: Option<Price>, prompt_estimate: Option<u32>) -> Self {
+        Self { price, prompt_estimate, ..self }
+    }
+
+    /// What the stream has cost so far, in dollars, and whether that is an estimate (the text's
+    /// size before the gateway's count; the page's prompt count when the upstream gave none).
+    /// `None` without a price.
+    pub fn cost(&self) -> Option<(f64, bool)> {
+        let price = self.price?;
+        let (completion, completion_estimated) = self.tokens();
+        let reported = self.done.and_then(|(usage, _)| usage.prompt_tokens);
+        let prompt = reported.or(self.prompt_estimate).unwrap_or(0);
+        let completion = u32::try_from(completion).unwrap_or(u32::MAX);
+        Some((price.cost(prompt, completion), completion_estimated || reported.is_none()))
     }
 
     /// Text of `len` bytes arrived at `now_ms`.
@@ -102,6 +123,27 @@ pub fn format_tps(tps: Option<f64>) -> String {
     }
 }
 
+/// Dollars for display: `—`, `$0.0042`, `$1.27`; estimates are marked `≈`. Small amounts keep two
+/// significant digits: a fast model's single answer often costs a fraction of a cent.
+pub fn format_cost(cost: Option<(f64, bool)>) -> String {
+    let Some((dollars, estimated)) = cost.filter(|(d, _)| d.is_finite()) else { return "—".into() };
+    let mark = if estimated { "≈" } else { "" };
+    let text = if dollars == 0.0 {
+        "$0".to_owned()
+    } else if dollars >= 0.995 {
+        format!("${dollars:.2}")
+    } else {
+        let decimals = (-dollars.log10().floor()) as usize + 1;
+        format!("${dollars:.decimals$}")
+    };
+    format!("{mark}{text}")
+}
+
+/// The sum of several streams' costs (a run's variations, a session), estimated if any part is.
+pub fn total_cost(costs: impl IntoIterator<Item = Option<(f64, bool)>>) -> Option<(f64, bool)> {
+    costs.into_iter().flatten().reduce(|(a, ea), (b, eb)| (a + b, ea || eb))
+}
+
 /// A token count for display; estimates are marked `≈`.
 pub fn format_tokens((count, estimated): (u64, bool)) -> String {
     if estimated && count > 0 { format!("≈{}", group_thousands(count)) } else { group_thousands(count) }
@@ -127,6 +169,36 @@ mod tests {
         );
         assert_eq!(m.tokens(), (980, false));
         assert_eq!(m.tokens_per_s(), Some(950.0));
+    }
+
+    #[test]
+    fn cost_is_estimated_while_streaming_and_exact_with_the_upstreams_counts() {
+        let spark = Price { input_per_mtok: 1.75, output_per_mtok: 14.0 };
+        let unpriced = LiveMetrics::started(0.0);
+        assert_eq!(unpriced.cost(), None, "no price configured: no cost shown");
+        let mut m = LiveMetrics::started(0.0).priced(Some(spark), Some(2_000));
+        m.on_text(10.0, 4_000);
+        let (live, estimated) = m.cost().expect("priced");
+        assert!(estimated);
+        assert!((live - (2_000.0 * 1.75 + 1_000.0 * 14.0) / 1e6).abs() < 1e-12, "{live}");
+        m.on_done(Usage { prompt_tokens: Some(1_800), completion_tokens: 900 }, StreamMetrics::default());
+        let (exact, estimated) = m.cost().expect("priced");
+        assert!(!estimated);
+        assert!((exact - 0.01575).abs() < 1e-12, "1,800 × $1.75 + 900 × $14 per million: {exact}");
+        m.done = Some((Usage { prompt_tokens: None, completion_tokens: 900 }, StreamMetrics::default()));
+        assert!(m.cost().expect("priced").1, "the prompt count is the page's own estimate");
+    }
+
+    #[test]
+    fn costs_format_and_add_up() {
+        assert_eq!(format_cost(None), "—");
+        assert_eq!(format_cost(Some((0.0, false))), "$0");
+        assert_eq!(format_cost(Some((0.01575, false))), "$0.016");
+        assert_eq!(format_cost(Some((0.000_42, true))), "≈$0.00042");
+        assert_eq!(format_cost(Some((1.274, false))), "$1.27");
+        assert_eq!(format_cost(Some((12.5, false))), "$12.50");
+        assert_eq!(total_cost([Some((0.5, false)), None, Some((0.25, true))]), Some((0.75, true)));
+        assert_eq!(total_cost([None, None]), None);
     }
 
     #[test]

@@ -61,6 +61,7 @@ mod tests {
             models: vec![model("a", false), model("b", true)],
             default: Some("a".into()),
             notice: None,
+            profiles: Vec::new(),
         };
         assert_eq!(initial_choice(&list), Some("b".into()));
         list.default = Some("b".into());
@@ -76,6 +77,7 @@ mod tests {
             models: vec![model("a", true), model("b", true), model("c", false)],
             default: Some("a".into()),
             notice: None,
+            profiles: Vec::new(),
         };
         assert_eq!(preferred_choice(&list, Some("b")), Some("b".into()));
         assert_eq!(preferred_choice(&list, Some("c")), Some("a".into()));

@@ -3,10 +3,12 @@
 
 use flint_protocol::prompt::{RequestParts, Turn};
 use flint_protocol::worker::BudgetReport;
-use flint_protocol::{ChatMessage, GenParams, StartRequest};
+use flint_protocol::{ChatMessage, Price, Profile, StartRequest};
+
+use crate::profiles;
 
 /// One prompt, ready to send to one model or several.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     /// The instruction as the person typed it.
     pub prompt: String,
@@ -17,6 +19,14 @@ pub struct Job {
     pub base: Option<String>,
     /// The version it starts from (index), which the answer's version will hang off.
     pub parent: Option<usize>,
+    /// The profile in effect (Spark, Deep…): its settings and system text go to its own model.
+    pub profile: Option<Profile>,
+    /// Continuations the gateway may ask for when an answer stops at its length limit.
+    pub auto_continue: Option<u8>,
+    /// Prices of the models it may run on (those the gateway prices), for the live cost.
+    pub prices: Vec<(String, Price)>,
+    /// The request's size in tokens as the page counted it, until the upstream says.
+    pub prompt_tokens: Option<u32>,
 }
 
 impl Job {
@@ -27,6 +37,10 @@ impl Job {
             messages: parts.messages(dropped),
             base: parts.file.map(str::to_owned),
             parent: None,
+            profile: None,
+            auto_continue: None,
+            prices: Vec::new(),
+            prompt_tokens: None,
         }
     }
 
@@ -63,7 +77,9 @@ pub fn compose(ask: Ask<'_>) -> Result<Job, String> {
         Some(b) => (b.dropped as usize).min(ask.thread.len()),
         None => 0,
     };
-    Ok(Job::new(&parts, dropped))
+    let mut job = Job::new(&parts, dropped);
+    job.prompt_tokens = ask.budget.map(|b| b.total);
+    Ok(job)
 }
 
 /// Why a request that does not fit is not sent, and what to do.
@@ -89,14 +105,21 @@ pub fn too_long_for_any(total: u32, models: &[(String, u32)]) -> Option<String> 
     ))
 }
 
-/// The request for `job` on `model` (the stream id is assigned by the gateway connection).
-pub fn start_request(model: &str, job: &Job) -> StartRequest {
-    StartRequest {
-        stream: 0,
-        model: model.to_owned(),
-        messages: job.messages.clone(),
-        params: GenParams::default(),
+impl Job {
+    /// What `model` charges, if the gateway says.
+    pub fn price_of(&self, model: &str) -> Option<Price> {
+        self.prices.iter().find(|(id, _)| id == model).map(|(_, price)| *price)
     }
+}
+
+/// The request for `job` on `model` (the stream id is assigned by the gateway connection): the
+/// profile's settings apply on the profile's model; continuation as the person set it, else as the
+/// profile says.
+pub fn start_request(model: &str, job: &Job) -> StartRequest {
+    let mut messages = job.messages.clone();
+    let mut params = profiles::apply(job.profile.as_ref(), model, &mut messages);
+    params.auto_continue = job.auto_continue.or(params.auto_continue);
+    StartRequest { stream: 0, model: model.to_owned(), messages, params }
 }
 
 #[cfg(test)]

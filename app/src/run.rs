@@ -260,7 +260,7 @@ impl Runner {
         state.queued.set(None);
         state.console.update(ConsoleLog::clear);
         inner.set_status(StreamStatus::Streaming);
-        state.metrics.set(LiveMetrics::started(now_ms()));
+        state.metrics.set(LiveMetrics::started(now_ms()).priced(job.price_of(&model), job.prompt_tokens));
         inner.outcome.set(None);
         inner.frozen.set(false);
         inner.worker_finished.set(false);
@@ -467,6 +467,7 @@ impl Inner {
             }
             StreamEvent::Done { finish, usage, metrics } => {
                 state.metrics.update(|m| m.on_done(usage, metrics));
+                state.add_spent(state.metrics);
                 if self.frozen.get() {
                     return;
                 }
@@ -483,6 +484,7 @@ impl Inner {
                 self.finish_worker(id);
             }
             StreamEvent::Failed { message, .. } => {
+                state.add_spent(state.metrics);
                 if self.frozen.get() {
                     return;
                 }

@@ -166,8 +166,12 @@ mod tests {
 
     #[test]
     fn shared_models_are_checked_against_this_gateway() {
-        let list =
-            ModelList { models: vec![model("a/x", true), model("b/y", false)], default: None, notice: None };
+        let list = ModelList {
+            models: vec![model("a/x", true), model("b/y", false)],
+            default: None,
+            notice: None,
+            profiles: Vec::new(),
+        };
         assert_eq!(shared_model_problem(&list, "a/x"), None);
         assert!(shared_model_problem(&list, "b/y").is_some_and(|m| m.contains("no key")));
         assert!(shared_model_problem(&list, "c/z").is_some_and(|m| m.contains("not available here")));

@@ -92,6 +92,8 @@ async fn main() -> anyhow::Result<()> {
         label: None,
         context_window: Some(128_000),
         tokenizer: None,
+        reasoning: None,
+        price: None,
     });
     let config = Config {
         providers: vec![ProviderConfig::Openai(OpenAiConfig {

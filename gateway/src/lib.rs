@@ -24,6 +24,7 @@ pub mod http;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod models;
+pub mod profiles;
 pub mod providers;
 pub mod serve;
 pub mod shares;

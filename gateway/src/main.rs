@@ -83,6 +83,9 @@ async fn main() -> ExitCode {
             Some(problem) => tracing::warn!(model = %model.id, %problem, "model unavailable"),
         }
     }
+    for warning in models.profiles.iter().flat_map(|p| &p.warnings) {
+        tracing::warn!("{warning}");
+    }
     if let Some(notice) = &models.notice {
         tracing::warn!("{notice}");
     }

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use flint_protocol::{ModelInfo, ModelList};
 
+use crate::config::ProfileConfig;
+use crate::profiles;
 use crate::providers::Provider;
 
 /// Set-up advice shown when no model can be used.
@@ -20,8 +22,13 @@ pub const NO_MODEL_NOTICE: &str = concat!(
     "or run `cargo xtask serve`, which fetches the embedded model."
 );
 
-/// Lists every provider's models: the default first, then the other available ones, then the rest.
-pub fn model_list(providers: &[Arc<dyn Provider>], default_model: Option<&str>) -> ModelList {
+/// Lists every provider's models: the default first, then the other available ones, then the rest;
+/// and the profiles, checked against them.
+pub fn model_list(
+    providers: &[Arc<dyn Provider>],
+    default_model: Option<&str>,
+    profiles: &[ProfileConfig],
+) -> ModelList {
     let all: Vec<ModelInfo> = providers.iter().flat_map(|p| p.models()).collect();
     let default = default_model
         .and_then(|wanted| all.iter().find(|m| m.available && m.id == wanted))
@@ -36,7 +43,8 @@ pub fn model_list(providers: &[Arc<dyn Provider>], default_model: Option<&str>) 
     // Stable: providers and models keep their configured order within each group.
     models.sort_by_key(|m| rank(m));
     let notice = default.is_none().then(|| NO_MODEL_NOTICE.to_owned());
-    ModelList { models, default, notice, profiles: Vec::new() }
+    let profiles = profiles::resolve_all(profiles, &models);
+    ModelList { models, default, notice, profiles }
 }
 
 #[cfg(test)]
@@ -85,11 +93,11 @@ mod tests {
     fn available_models_come_first_and_the_first_is_the_default() {
         let p: Arc<dyn Provider> =
             Arc::new(Fixed(vec![model("a", false), model("b", true), model("c", true)]));
-        let list = model_list(std::slice::from_ref(&p), None);
+        let list = model_list(std::slice::from_ref(&p), None, &[]);
         assert_eq!(ids(&list), ["p/b", "p/c", "p/a"]);
         assert_eq!(list.default.as_deref(), Some("p/b"));
         assert_eq!(list.notice, None);
-        let list = model_list(&[p], Some("p/c"));
+        let list = model_list(&[p], Some("p/c"), &[]);
         assert_eq!(ids(&list), ["p/c", "p/b", "p/a"], "the configured default leads");
         assert_eq!(list.default.as_deref(), Some("p/c"));
     }
@@ -97,7 +105,7 @@ mod tests {
     #[test]
     fn with_nothing_available_the_notice_says_what_to_set() {
         let p: Arc<dyn Provider> = Arc::new(Fixed(vec![model("a", false)]));
-        let list = model_list(&[p], Some("p/a"));
+        let list = model_list(&[p], Some("p/a"), &[]);
         assert_eq!(list.default, None);
         let notice = list.notice.expect("a notice");
         for needle in

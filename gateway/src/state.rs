@@ -8,7 +8,7 @@ use flint_protocol::ModelList;
 use tokio_util::sync::CancellationToken;
 
 use crate::access::Access;
-use crate::config::{Config, ServerConfig};
+use crate::config::{Config, ProfileConfig, ServerConfig};
 use crate::models;
 use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
@@ -22,6 +22,7 @@ struct Inner {
     server: ServerConfig,
     access: Access,
     default_model: Option<String>,
+    profiles: Vec<ProfileConfig>,
     shutdown: CancellationToken,
     next_connection: AtomicU64,
     shares: Shares,
@@ -36,6 +37,7 @@ impl AppState {
             server: config.server.clone(),
             access: Access::new(&config.server),
             default_model: config.default_model.clone(),
+            profiles: config.profiles.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
             shares: shares::open_configured(config.share.enabled, &config.share.database),
@@ -97,6 +99,6 @@ impl AppState {
 
     /// The body of `GET /api/models`.
     pub fn model_list(&self) -> ModelList {
-        models::model_list(&self.0.providers, self.0.default_model.as_deref())
+        models::model_list(&self.0.providers, self.0.default_model.as_deref(), &self.0.profiles)
     }
 }

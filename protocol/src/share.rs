@@ -47,12 +47,15 @@ pub struct SharedPrompt {
     pub variations: u8,
     /// The code in the editor, only when the person chose to include it.
     pub code: Option<String>,
+    /// The profile it was run with (`spark`), if one was active; a Flint without that profile
+    /// uses `model` alone.
+    pub profile: Option<String>,
 }
 
 impl SharedPrompt {
     /// A link to `prompt` alone: no pinned goal, no model, one variation, no code.
     pub fn new(prompt: impl Into<String>) -> Self {
-        Self { prompt: prompt.into(), system: None, model: None, variations: 1, code: None }
+        Self { prompt: prompt.into(), system: None, model: None, variations: 1, code: None, profile: None }
     }
 }
 
@@ -162,6 +165,9 @@ struct PayloadV1 {
     variations: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     code: Option<String>,
+    /// Added after the first v1 links: absent in them, ignored by Flints that predate it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    profile: Option<String>,
 }
 
 fn one() -> u8 {
@@ -180,6 +186,7 @@ impl From<&SharedPrompt> for PayloadV1 {
             model: s.model.clone(),
             variations: s.variations,
             code: s.code.clone(),
+            profile: s.profile.clone(),
         }
     }
 }
@@ -193,6 +200,7 @@ impl From<PayloadV1> for SharedPrompt {
             // A hand-edited count still opens, within what Flint offers.
             variations: p.variations.clamp(1, MAX_VARIATIONS),
             code: p.code,
+            profile: p.profile,
         }
     }
 }

@@ -14,6 +14,7 @@ fn fixture_payload() -> SharedPrompt {
         model: Some("scripted/counter@300".into()),
         variations: 3,
         code: Some("<!doctype html>\n<button>0</button>\n".into()),
+        profile: None,
     }
 }
 
@@ -29,13 +30,15 @@ fn payloads() -> impl Strategy<Value = SharedPrompt> {
         proptest::option::of(any::<String>()),
         1..=MAX_VARIATIONS,
         proptest::option::of(any::<String>()),
+        proptest::option::of(any::<String>()),
     )
-        .prop_map(|(prompt, system, model, variations, code)| SharedPrompt {
+        .prop_map(|(prompt, system, model, variations, code, profile)| SharedPrompt {
             prompt,
             system,
             model,
             variations,
             code,
+            profile,
         })
 }
 
@@ -87,6 +90,7 @@ fn empty_and_default_payloads_round_trip() {
         model: Some(String::new()),
         variations: 1,
         code: Some(String::new()),
+        profile: Some(String::new()),
     };
     assert_eq!(decode(&encode(&empty)), Ok(empty));
     assert_eq!(decode(&encode(&SharedPrompt::default())), Ok(SharedPrompt::default()));
@@ -111,6 +115,15 @@ fn missing_and_out_of_range_variations_are_read_leniently() {
     assert_eq!(read(r#"{"prompt":"x"}"#), Ok(1));
     assert_eq!(read(r#"{"prompt":"x","variations":0}"#), Ok(1));
     assert_eq!(read(r#"{"prompt":"x","variations":200}"#), Ok(MAX_VARIATIONS));
+}
+
+#[test]
+fn a_profile_is_carried_and_links_without_one_open_without_one() {
+    let spark = SharedPrompt { profile: Some("spark".into()), ..fixture_payload() };
+    let link = encode(&spark);
+    assert!(link.starts_with("v1."), "still a v1 link: older Flints open it and ignore the profile");
+    assert_eq!(decode(&link), Ok(spark));
+    assert_eq!(decode(V1_FIXTURE).map(|s| s.profile), Ok(None));
 }
 
 #[test]

@@ -68,15 +68,20 @@ export async function startUpstream() {
   };
 }
 
-/** A `models` entry: an id, or `{ id, context_window }`. */
+/** A `models` entry: an id, or `{ id, context_window, reasoning, price: { input, output } }`. */
 function modelToml(model) {
-  const { id, context_window: window } = typeof model === 'string' ? { id: model } : model;
-  return `{ id = ${JSON.stringify(id)}${window ? `, context_window = ${window}` : ''} },`;
+  const { id, context_window: window, reasoning, price } = typeof model === 'string' ? { id: model } : model;
+  const fields = [`id = ${JSON.stringify(id)}`];
+  if (window) fields.push(`context_window = ${window}`);
+  if (reasoning !== undefined) fields.push(`reasoning = ${reasoning}`);
+  if (price) fields.push(`price = { input = ${price.input.toFixed(4)}, output = ${price.output.toFixed(4)} }`);
+  return `{ ${fields.join(', ')} },`;
 }
 
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
 /** `gatewayBin` and `dist` default to the build under test; benchmarks pass a baseline's. */
-export async function startGateway({ upstreamUrl, port, models = [], args = [], gatewayBin, dist }) {
+/** `toml` is appended to the file (profiles, say). */
+export async function startGateway({ upstreamUrl, port, models = [], args = [], gatewayBin, dist, toml = '' }) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
   const config = join(dir, 'flint.toml');
@@ -103,6 +108,8 @@ models = [
 
 [[providers]]
 kind = "local"
+
+${toml}
 `);
   const proc = spawn(gatewayBin ?? bin('FLINT_GATEWAY_BIN', 'flint-gateway'), ['--config', config, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'info' } });
@@ -198,11 +205,11 @@ export async function assertEventually(check, message, timeout = 10_000) {
  * and a headless Chromium, started before the file's tests and stopped after them. A test may put a
  * restarted gateway in `flint.gateway`; whichever is there at the end is stopped.
  */
-export function useFlint({ models = [] } = {}) {
+export function useFlint({ models = [], toml = '' } = {}) {
   const flint = { upstream: null, gateway: null, browser: null };
   before(async () => {
     flint.upstream = await startUpstream();
-    flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, models });
+    flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, models, toml });
     flint.browser = await launchBrowser();
   });
   after(async () => {

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::metrics::{format_ms, format_tokens, format_tps};
+use crate::metrics::{format_cost, format_ms, format_tokens, format_tps, total_cost};
 use crate::run::expect_runner;
 
 /// Status, time to first token, tokens/s, token count, and the gateway's own figures when done.
@@ -12,6 +12,17 @@ pub fn MetricsBar() -> impl IntoView {
     let metrics = state.metrics;
     let status = move || state.status.get().label();
     let status_text = move || state.status.get().text(state.queued.get());
+    // A fanned-out run costs what all its tiles cost; a single run, its one stream.
+    let tiles = state.tiles;
+    let run_cost = Memo::new(move |_| {
+        let tiles = tiles.get();
+        if tiles.is_empty() {
+            metrics.with(|m| m.cost())
+        } else {
+            total_cost(tiles.iter().map(|t| t.metrics.with(|m| m.cost())))
+        }
+    });
+    let spent = state.spent;
     let gateway = move || {
         metrics.with(|m| {
             m.done.map(|(usage, g)| {
@@ -42,6 +53,16 @@ pub fn MetricsBar() -> impl IntoView {
                 <span class="metric-label">"tokens"</span>
                 <span class="metric-value" data-testid="metric-tokens">{move || metrics.with(|m| format_tokens(m.tokens()))}</span>
             </span>
+            <Show when=move || run_cost.get().is_some() || spent.get().is_some()>
+                <span class="metric" title="This run's cost at the gateway's prices, all variations together (≈: estimated until the provider's counts arrive)">
+                    <span class="metric-label">"cost"</span>
+                    <span class="metric-value" data-testid="metric-cost">{move || format_cost(run_cost.get())}</span>
+                </span>
+                <span class="metric" title="What this session's generations have cost so far">
+                    <span class="metric-label">"session"</span>
+                    <span class="metric-value" data-testid="metric-session-cost">{move || format_cost(spent.get())}</span>
+                </span>
+            </Show>
             <span class="spacer"></span>
             <span class="metric muted">{move || state.served_by.get()}</span>
             <span class="metric muted">{gateway}</span>

@@ -39,6 +39,18 @@ pub fn RequestOptions() -> impl IntoView {
                 />
                 "Continue thread"
             </label>
+            <label
+                class="field"
+                title="When an answer stops at its length limit, ask the model to go on (up to twice), joined into the same answer. Each continuation sends the whole request again, so it costs its prompt tokens again. Off: a profile may still ask for it."
+            >
+                <input
+                    type="checkbox"
+                    data-testid="auto-continue"
+                    prop:checked=move || draft.auto_continue.get()
+                    on:change=move |ev| draft.auto_continue.set(event_target_checked(&ev))
+                />
+                "Continue cut-off answers"
+            </label>
         </div>
     }
 }

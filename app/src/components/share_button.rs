@@ -36,6 +36,8 @@ pub fn ShareButton() -> impl IntoView {
         let shared = SharedPrompt {
             variations: fan_out.count.get_untracked(),
             system: Some(draft.goal.get_untracked()).filter(|g| !g.trim().is_empty()),
+            // Only a profile in effect: one left behind by picking another model would mislead.
+            profile: choice.active_profile.with_untracked(|p| p.as_ref().map(|p| p.name.clone())),
             ..shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code)
         };
         let (origin, pathname) = page_address();

@@ -4,7 +4,7 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use crate::interop::preview::Preview as PreviewFrames;
-use crate::metrics::{format_ms, format_tokens, format_tps};
+use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
 use crate::run::{StreamStatus, Tile, expect_runner};
 
 /// Where the preview runtime is served (copied from `public/` by Trunk).
@@ -56,6 +56,17 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
                 <span title="Time to first token">{move || metrics.with(|m| format_ms(m.ttft_ms()))}</span>
                 <span title="Tokens per second">{move || metrics.with(|m| format_tps(m.tokens_per_s()))}</span>
                 <span title="Tokens">{move || metrics.with(|m| format_tokens(m.tokens()))}</span>
+                {move || {
+                    metrics
+                        .with(|m| m.cost())
+                        .map(|cost| {
+                            view! {
+                                <span title="Cost at the gateway's prices (≈ while streaming)" data-testid="tile-cost">
+                                    {format_cost(Some(cost))}
+                                </span>
+                            }
+                        })
+                }}
             </div>
             <div class="tile-preview preview-stack" node_ref=container></div>
             {move || tile.error.get().map(|e| view! { <p class="tile-error" data-testid="tile-error">{e}</p> })}

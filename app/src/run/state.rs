@@ -89,9 +89,20 @@ pub struct RunState {
     /// session, the history) as a still page: its scripts run only once the person clicks "Run
     /// this page" (or runs a prompt, or promotes a tile).
     pub held: RwSignal<bool>,
+    /// What this session's streams have cost (those the gateway prices), and whether that is
+    /// partly an estimate; saved with the session.
+    pub spent: RwSignal<Option<(f64, bool)>>,
 }
 
 impl RunState {
+    /// Adds a finished (or failed) stream's cost to the session's.
+    pub(super) fn add_spent(&self, metrics: RwSignal<LiveMetrics>) {
+        let cost = metrics.with_untracked(LiveMetrics::cost);
+        if cost.is_some() {
+            self.spent.update(|spent| *spent = crate::metrics::total_cost([*spent, cost]));
+        }
+    }
+
     pub(super) fn new() -> Self {
         Self {
             status: RwSignal::new(StreamStatus::Idle),
@@ -108,6 +119,7 @@ impl RunState {
             edit: RwSignal::new(None),
             review: RwSignal::new(None),
             versions: RwSignal::new(Versions::default()),
+            spent: RwSignal::new(None),
             code_revision: RwSignal::new(0),
             held: RwSignal::new(false),
         }

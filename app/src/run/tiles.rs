@@ -61,10 +61,10 @@ pub(super) struct ThrottledMetrics {
 }
 
 impl ThrottledMetrics {
-    pub(super) fn start(&self, now: f64, signal: RwSignal<LiveMetrics>) {
-        *self.live.borrow_mut() = LiveMetrics::started(now);
-        self.shown_ms.set(now);
-        signal.set(LiveMetrics::started(now));
+    pub(super) fn start(&self, started: LiveMetrics, signal: RwSignal<LiveMetrics>) {
+        self.shown_ms.set(started.started_ms.unwrap_or_default());
+        *self.live.borrow_mut() = started.clone();
+        signal.set(started);
     }
 
     fn on_text(&self, now: f64, len: usize, signal: RwSignal<LiveMetrics>) {
@@ -146,7 +146,7 @@ impl Runner {
         state.served_by.set(None);
         state.console.update(ConsoleLog::clear);
         state.status.set(StreamStatus::Streaming);
-        inner.group_metrics.start(now_ms(), state.metrics);
+        inner.group_metrics.start(LiveMetrics::started(now_ms()), state.metrics);
 
         state.review.set(None);
         state.edit.set(None);
@@ -294,10 +294,12 @@ impl Inner {
             }
         });
         let mut request = start_request(&tile.lane.model, &tile.job);
-        request.params = tile.lane.params.clone();
+        request.params = crate::profiles::merge(&request.params, &tile.lane.params);
         let now = now_ms();
         tile.started_ms.set(now);
-        tile.metrics.start(now, tile.view.metrics);
+        let started =
+            LiveMetrics::started(now).priced(tile.job.price_of(&tile.lane.model), tile.job.prompt_tokens);
+        tile.metrics.start(started, tile.view.metrics);
         let id = (self.start)(request, handler);
         id_cell.set(id);
         tile.stream.set(Some(id));
@@ -400,6 +402,7 @@ impl Inner {
             }
             StreamEvent::Done { finish, usage, metrics } => {
                 tile.metrics.on_done(usage, metrics, tile.view.metrics);
+                self.state.add_spent(tile.view.metrics);
                 if tile.frozen.get() {
                     return;
                 }
@@ -415,6 +418,8 @@ impl Inner {
                 self.finish_tile_worker(tile, id);
             }
             StreamEvent::Failed { message, .. } => {
+                tile.metrics.flush(tile.view.metrics);
+                self.state.add_spent(tile.view.metrics);
                 if tile.frozen.get() {
                     return;
                 }

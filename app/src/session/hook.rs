@@ -14,7 +14,8 @@ use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use super::saved::{
-    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, history_entries, restore, storage_problem,
+    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, history_entries, restore, spent_record,
+    storage_problem,
 };
 use super::throttle::SaveThrottle;
 use crate::app::{FanOut, ModelChoice};
@@ -137,51 +138,15 @@ pub fn use_session(
     let detach = runner.clone();
     on_cleanup(move || detach.set_observer(None));
 
-    Effect::watch(
-        move || draft.prompt.get(),
-        {
-            let saver = Rc::clone(&saver);
-            move |prompt: &String, _, _| saver.change(|s| s.prompt = Some(prompt.clone()))
-        },
-        false,
-    );
-    Effect::watch(
-        move || choice.picked.get(),
-        {
-            let saver = Rc::clone(&saver);
-            move |picked: &Option<String>, _, _| saver.change(|s| s.model = picked.clone())
-        },
-        false,
-    );
-
-    Effect::watch(
-        move || draft.goal.get(),
-        {
-            let saver = Rc::clone(&saver);
-            move |goal: &String, _, _| saver.change(|s| s.goal = Some(goal.clone()))
-        },
-        false,
-    );
-    let versions = runner.state().versions;
-    Effect::watch(
-        move || versions.get(),
-        {
-            let saver = Rc::clone(&saver);
-            move |versions: &crate::versions::Versions, _, _| {
-                saver.change(|s| s.versions = Some(versions.clone()))
-            }
-        },
-        false,
-    );
-
-    Effect::watch(
-        move || fan_out.count.get(),
-        {
-            let saver = Rc::clone(&saver);
-            move |count: &u8, _, _| saver.change(|s| s.variations = Some(*count))
-        },
-        false,
-    );
+    let state = runner.state();
+    watch_into(&saver, move || draft.prompt.get(), |s, prompt| s.prompt = Some(prompt.clone()));
+    watch_into(&saver, move || choice.picked.get(), |s, picked| s.model = picked.clone());
+    watch_into(&saver, move || choice.profile.get(), |s, profile| s.profile = profile.clone());
+    watch_into(&saver, move || draft.goal.get(), |s, goal| s.goal = Some(goal.clone()));
+    watch_into(&saver, move || state.versions.get(), |s, versions| s.versions = Some(versions.clone()));
+    watch_into(&saver, move || fan_out.count.get(), |s, count| s.variations = Some(*count));
+    watch_into(&saver, move || draft.auto_continue.get(), |s, on| s.auto_continue = Some(*on));
+    watch_into(&saver, move || state.spent.get(), |s, spent| s.spent = spent_record(*spent));
 
     let initial_prompt = draft.prompt.get_untracked();
     let initial_count = fan_out.count.get_untracked();
@@ -212,6 +177,16 @@ pub fn use_session(
         {
             runner.show_code(code);
         }
+        if let Some(on) = plan.auto_continue {
+            draft.auto_continue.set(on);
+        }
+        if let Some(spent) = plan.spent {
+            // Streams finished while the store opened add to what earlier visits spent.
+            state.spent.update(|now| *now = crate::metrics::total_cost([*now, Some(spent)]));
+        }
+        if plan.profile.is_some() && choice.profile.get_untracked().is_none() {
+            choice.profile.set(plan.profile);
+        }
         if let Some(count) = plan.variations
             && fan_out.count.get_untracked() == initial_count
         {
@@ -228,6 +203,7 @@ pub fn use_session(
                 s.goal = Some(draft.goal.get_untracked());
                 s.versions = Some(state.versions.get_untracked());
                 s.variations = Some(fan_out.count.get_untracked());
+                s.profile = choice.profile.get_untracked();
             });
         }
         if let Some(model) = plan.model {
@@ -239,6 +215,16 @@ pub fn use_session(
         }
     });
     status
+}
+
+/// Writes `source`'s value into the session whenever it changes (not at start: the restore does).
+fn watch_into<T: Clone + PartialEq + Send + Sync + 'static>(
+    saver: &Rc<Saver>,
+    source: impl Fn() -> T + Send + Sync + 'static,
+    write: impl Fn(&mut SavedSession, &T) + 'static,
+) {
+    let saver = SendWrapper::new(Rc::clone(saver));
+    Effect::watch(source, move |value: &T, _, _| saver.change(|s| write(s, value)), false);
 }
 
 /// The in-memory session and its writer.

@@ -41,6 +41,11 @@ pub struct ResponsesConfig {
     /// Generations sent to this server at once, all tabs together; the rest wait their turn.
     #[serde(default)]
     pub max_concurrent: Option<std::num::NonZeroUsize>,
+    /// Oldest WebSocket a response is started on (default 55 minutes: the server ends them at
+    /// 60). Not in the file: tests shrink it.
+    #[doc(hidden)]
+    #[serde(skip)]
+    pub websocket_max_age: Option<std::time::Duration>,
 }
 
 /// How a Responses provider reaches its server.
