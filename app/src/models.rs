@@ -1,6 +1,6 @@
 //! Choosing and describing models from `GET /api/models`.
 
-use flint_protocol::{ModelInfo, ModelList};
+use flint_protocol::{ContextSource, ModelInfo, ModelList};
 
 /// The model to preselect: the gateway's default when usable, else the first usable one.
 pub fn initial_choice(list: &ModelList) -> Option<String> {
@@ -35,9 +35,43 @@ pub fn option_label(model: &ModelInfo) -> String {
     }
 }
 
+/// The picker's tooltip for a usable model: its id, its window (saying when that is only a guess,
+/// and what to set) and its price.
+pub fn option_title(model: &ModelInfo) -> String {
+    let window = crate::metrics::group_thousands(u64::from(model.context_window));
+    let source = match model.context_source {
+        ContextSource::Guess => {
+            " (a guess: the server does not say; set context_window for this model in flint.toml)"
+        }
+        ContextSource::Discovered => " (as the server reports)",
+        ContextSource::Configured => "",
+    };
+    let price = model
+        .price
+        .map(|p| format!(" · ${} in / ${} out per million tokens", p.input_per_mtok, p.output_per_mtok))
+        .unwrap_or_default();
+    format!("{} · {window} tokens context{source}{price}", model.id)
+}
+
 #[cfg(test)]
 mod tests {
+    use flint_protocol::Price;
+
     use super::*;
+
+    #[test]
+    fn the_title_says_when_the_window_is_a_guess_and_what_it_costs() {
+        let mut m = model("p/x", true);
+        m.context_window = 128_000;
+        m.context_source = ContextSource::Guess;
+        m.price = Some(Price { input_per_mtok: 1.75, output_per_mtok: 14.0 });
+        let title = option_title(&m);
+        assert!(title.starts_with("p/x · 128,000 tokens context (a guess"), "{title}");
+        assert!(title.ends_with("$1.75 in / $14 out per million tokens"), "{title}");
+        m.context_source = ContextSource::Configured;
+        m.price = None;
+        assert_eq!(option_title(&m), "p/x · 128,000 tokens context");
+    }
 
     fn model(id: &str, available: bool) -> ModelInfo {
         ModelInfo {

@@ -289,7 +289,7 @@ mod tests {
         let names: Vec<_> = all.providers.iter().map(ProviderConfig::name).collect();
         assert_eq!(names, ["cerebras", "groq", "llamacpp", "llamacpp-python", "ollama", "openai", "local"]);
         let ProviderConfig::Responses(openai) = &all.providers[5] else { panic!("expected responses") };
-        assert_eq!(openai.transport, crate::config::ResponsesTransport::Websocket);
+        assert_eq!(openai.transport, ResponsesTransport::Websocket);
         assert_eq!(openai.models[0].price().map(|p| p.output_per_mtok), Some(14.0));
         let ProviderConfig::Openai(one_slot) = &all.providers[3] else { panic!("expected openai") };
         assert_eq!(one_slot.max_concurrent.map(std::num::NonZeroUsize::get), Some(1));

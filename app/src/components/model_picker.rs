@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::app::ModelChoice;
-use crate::models::{any_usable, option_label};
+use crate::models::{any_usable, option_label, option_title};
 
 /// A `<select>` of the gateway's models; unusable ones are shown disabled with their problem.
 #[component]
@@ -15,10 +15,7 @@ pub fn ModelPicker() -> impl IntoView {
             .map(|m| {
                 let label = option_label(&m);
                 let id = m.id.clone();
-                let title = m
-                    .problem
-                    .clone()
-                    .unwrap_or_else(|| format!("{} · {} tokens context", m.id, m.context_window));
+                let title = m.problem.clone().unwrap_or_else(|| option_title(&m));
                 view! { <option value=id disabled=!m.available title=title>{label}</option> }
             })
             .collect_view()

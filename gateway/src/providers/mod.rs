@@ -10,12 +10,17 @@ use futures::Stream;
 
 use crate::config::{Config, ProviderConfig};
 
+pub mod continuation;
 #[cfg(feature = "local")]
 pub mod local;
 pub mod openai;
 mod openai_chunk;
 mod openai_context;
 mod openai_errors;
+pub mod responses;
+mod responses_events;
+mod responses_request;
+mod responses_ws;
 mod slot_queue;
 mod slots;
 pub mod sse;
@@ -130,6 +135,13 @@ impl ProviderError {
     }
 }
 
+/// An `f32` setting as the decimal the person wrote: `0.3_f32` widened to `f64` is
+/// 0.30000001192092896, which upstreams log and echo as such. The shortest decimal that reads back
+/// as the same `f32` is what was meant.
+pub(crate) fn decimal(value: f32) -> serde_json::Value {
+    value.to_string().parse::<f64>().map_or_else(|_| f64::from(value).into(), Into::into)
+}
+
 /// A stream of provider events; dropping it cancels the generation (closes the upstream request or
 /// stops the local decode).
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
@@ -142,6 +154,9 @@ pub trait Provider: Send + Sync {
     fn models(&self) -> Vec<ModelInfo>;
     /// Starts a generation. Errors before the first token arrive as the stream's first item.
     fn stream(&self, request: GenRequest) -> EventStream;
+    /// The connection `client` ended and its streams are gone: a provider that keeps something
+    /// open per tab (the Responses provider's sockets) closes it.
+    fn client_closed(&self, _client: ClientId) {}
 }
 
 /// Builds every configured provider, in order; `env` looks up environment variables (keys).
@@ -156,8 +171,7 @@ pub fn build_all(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Vec<A
                 providers.push(Arc::new(openai::OpenAiProvider::new(openai, client.clone(), env)));
             }
             ProviderConfig::Responses(responses) => {
-                // Until the Responses provider lands, say so instead of serving nothing silently.
-                tracing::warn!(provider = %responses.name, "kind = \"responses\" is not built yet; skipping");
+                providers.push(Arc::new(responses::ResponsesProvider::new(responses, client.clone(), env)));
             }
             #[cfg(feature = "local")]
             ProviderConfig::Local(local) => providers.push(local::build(local)),

@@ -15,7 +15,7 @@
 //! OpenAI-compatible endpoint silently ignores `max_completion_tokens`, and llama.cpp's server only
 //! learned it in 2026; Cerebras, Groq and vLLM accept both.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -64,6 +64,8 @@ struct Inner {
     redactor: Arc<Redactor>,
     hint: KeyHint,
     max_tokens_field: MaxTokensField,
+    /// The models that take reasoning keys ([`ModelConfig::reasoning`]); the others do not get them.
+    reasoning: HashSet<String>,
     /// Generations sent at once (`max_concurrent`, else the server's slots); the rest wait here.
     slots: Arc<Slots>,
     /// Whether the limit is `max_concurrent` rather than what the server reported.
@@ -83,26 +85,12 @@ impl std::fmt::Debug for OpenAiProvider {
 impl OpenAiProvider {
     /// Builds the provider; `env` looks up environment variables (for `api_key_env`).
     pub fn new(config: &OpenAiConfig, client: reqwest::Client, env: &dyn Fn(&str) -> Option<String>) -> Self {
-        let (key, hint) = match (&config.api_key_env, &config.api_key) {
-            (Some(var), fallback) => {
-                let key = env(var).filter(|k| !k.trim().is_empty()).or_else(|| fallback.clone());
-                let hint = if key.is_none() && config.api_key_optional {
-                    KeyHint::Unset(var.clone())
-                } else {
-                    KeyHint::Env(var.clone())
-                };
-                (key, hint)
-            }
-            (None, Some(key)) => (Some(key.clone()), KeyHint::ConfigFile),
-            (None, None) => (None, KeyHint::None),
-        };
-        let key = key.map(|k| k.trim().to_owned());
-        let redactor = Arc::new(Redactor::new(key.as_deref()));
-        let authorization = key.as_ref().and_then(|k| {
-            let mut value = HeaderValue::from_str(&format!("Bearer {k}")).ok()?;
-            value.set_sensitive(true);
-            Some(value)
-        });
+        let Credentials { authorization, redactor, hint } = credentials(
+            config.api_key_env.as_deref(),
+            config.api_key.as_deref(),
+            config.api_key_optional,
+            env,
+        );
         let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
         let discovered = Arc::new(RwLock::new(HashMap::new()));
         let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
@@ -125,6 +113,7 @@ impl OpenAiProvider {
                 redactor,
                 hint,
                 max_tokens_field: config.max_tokens_field,
+                reasoning: config.models.iter().filter(|m| m.reasoning()).map(|m| m.id.clone()).collect(),
                 slots,
                 limit_configured: limit.is_some(),
             }),
@@ -132,13 +121,59 @@ impl OpenAiProvider {
         }
     }
 
-    /// Why the provider cannot be used, if it cannot: its key's environment variable is unset.
-    /// No key configured at all is not a problem: local servers want none.
     fn problem(&self) -> Option<String> {
-        match (&self.inner.hint, &self.inner.authorization) {
-            (KeyHint::Env(var), None) => Some(format!("set {var} to your {} API key", self.inner.name)),
-            _ => None,
+        missing_key(&self.inner.name, &self.inner.hint, self.inner.authorization.as_ref())
+    }
+}
+
+/// A provider's key as configured: the header that carries it, the redactor that keeps it out
+/// of what reaches a browser, and where it comes from.
+pub(crate) struct Credentials {
+    /// `Bearer <key>`, marked sensitive so it never shows in debug output.
+    pub authorization: Option<HeaderValue>,
+    /// Scrubs the key from upstream text.
+    pub redactor: Arc<Redactor>,
+    /// Where the key comes from, for messages.
+    pub hint: KeyHint,
+}
+
+/// The key from `api_key_env` (looked up with `env`), else `api_key`; `optional`: an unset
+/// variable means the server wants no key.
+pub(crate) fn credentials(
+    api_key_env: Option<&str>,
+    api_key: Option<&str>,
+    optional: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Credentials {
+    let (key, hint) = match (api_key_env, api_key) {
+        (Some(var), fallback) => {
+            let key = env(var).filter(|k| !k.trim().is_empty()).or_else(|| fallback.map(str::to_owned));
+            let hint = if key.is_none() && optional {
+                KeyHint::Unset(var.to_owned())
+            } else {
+                KeyHint::Env(var.to_owned())
+            };
+            (key, hint)
         }
+        (None, Some(key)) => (Some(key.to_owned()), KeyHint::ConfigFile),
+        (None, None) => (None, KeyHint::None),
+    };
+    let key = key.map(|k| k.trim().to_owned());
+    let redactor = Arc::new(Redactor::new(key.as_deref()));
+    let authorization = key.as_ref().and_then(|k| {
+        let mut value = HeaderValue::from_str(&format!("Bearer {k}")).ok()?;
+        value.set_sensitive(true);
+        Some(value)
+    });
+    Credentials { authorization, redactor, hint }
+}
+
+/// Why a provider cannot be used, if it cannot: its key's environment variable is unset. No key
+/// configured at all is not a problem: local servers want none.
+pub(crate) fn missing_key(name: &str, hint: &KeyHint, authorization: Option<&HeaderValue>) -> Option<String> {
+    match (hint, authorization) {
+        (KeyHint::Env(var), None) => Some(format!("set {var} to your {name} API key")),
+        _ => None,
     }
 }
 
@@ -271,16 +306,18 @@ async fn next_event(mut r: Box<Reading>) -> Option<(Item, State)> {
 /// How long to wait for the end of a body after `[DONE]`.
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(50);
 
-impl Reading {
-    /// Reads the body to its end after `[DONE]`: only a response read to the end lets the
-    /// connection go back to the pool, and a reused connection saves the next request a TCP and
-    /// TLS handshake (tens of milliseconds of time to first token with a remote provider). The
-    /// end normally arrives with `[DONE]`, so this rarely waits.
-    async fn drain(&mut self) {
-        let _ = tokio::time::timeout(DRAIN_TIMEOUT, async {
-            while let Ok(Some(_)) = self.response.chunk().await {}
-        })
+/// Reads a body to its end after the last event: only a response read to the end lets the
+/// connection go back to the pool, and a reused connection saves the next request a TCP and TLS
+/// handshake (tens of milliseconds of time to first token with a remote provider). The end
+/// normally arrives with the last event, so this rarely waits.
+pub(crate) async fn drain(response: &mut reqwest::Response) {
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, async { while let Ok(Some(_)) = response.chunk().await {} })
         .await;
+}
+
+impl Reading {
+    async fn drain(&mut self) {
+        drain(&mut self.response).await;
     }
 
     fn feed(&mut self, bytes: &[u8]) {
@@ -335,7 +372,8 @@ fn not_sse(inner: &Inner, err: &SseError) -> ProviderError {
 
 /// Sends the request and checks the status.
 async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, ProviderError> {
-    let body = request_body(inner.max_tokens_field, request);
+    let reasoning = inner.reasoning.contains(&request.model);
+    let body = request_body(inner.max_tokens_field, reasoning, request);
     let mut http = inner.client.post(&inner.endpoint).json(&body);
     if let Some(auth) = &inner.authorization {
         http = http.header(AUTHORIZATION, auth.clone());
@@ -348,8 +386,10 @@ async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, 
         .await)
 }
 
-/// The JSON body of a streaming chat-completions request.
-pub(crate) fn request_body(field: MaxTokensField, request: &GenRequest) -> Value {
+/// The JSON body of a streaming chat-completions request. `reasoning`: the model takes reasoning
+/// keys; other models do not get them (some servers refuse unknown keys), and the profile's
+/// warnings tell the person.
+pub(crate) fn request_body(field: MaxTokensField, reasoning: bool, request: &GenRequest) -> Value {
     let mut body = json!({
         "model": request.model,
         "messages": request.messages,
@@ -361,13 +401,23 @@ pub(crate) fn request_body(field: MaxTokensField, request: &GenRequest) -> Value
         body[field.as_str()] = max.into();
     }
     if let Some(t) = params.temperature {
-        body["temperature"] = t.into();
+        body["temperature"] = super::decimal(t);
     }
     if let Some(p) = params.top_p {
-        body["top_p"] = p.into();
+        body["top_p"] = super::decimal(p);
     }
     if let Some(seed) = params.seed {
         body["seed"] = seed.into();
+    }
+    if reasoning {
+        // Chat Completions' flat names (the Responses API nests them as `reasoning.effort` and
+        // `text.verbosity`).
+        if let Some(effort) = params.reasoning_effort {
+            body["reasoning_effort"] = effort.as_str().into();
+        }
+        if let Some(verbosity) = params.verbosity {
+            body["verbosity"] = verbosity.as_str().into();
+        }
     }
     body
 }
@@ -386,7 +436,7 @@ pub fn http_client() -> reqwest::Client {
 
 #[cfg(test)]
 mod tests {
-    use flint_protocol::{ChatMessage, GenParams, Role};
+    use flint_protocol::{ChatMessage, GenParams, ReasoningEffort, Role, Verbosity};
 
     use super::*;
 
@@ -396,16 +446,37 @@ mod tests {
             client: 1,
             model: "llama-3.3-70b".into(),
             messages: vec![ChatMessage::new(Role::User, "hi")],
-            params: GenParams { max_tokens: Some(64), temperature: Some(0.5), ..GenParams::default() },
+            params: GenParams { max_tokens: Some(64), temperature: Some(0.3), ..GenParams::default() },
         };
-        let body = request_body(MaxTokensField::MaxTokens, &request);
+        let body = request_body(MaxTokensField::MaxTokens, false, &request);
+        assert_eq!(body["temperature"], 0.3, "sent as written, not as 0.30000001192092896");
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
         assert_eq!(body["max_tokens"], 64);
         assert_eq!(body["messages"][0]["role"], "user");
         assert!(body.get("top_p").is_none());
-        let body = request_body(MaxTokensField::MaxCompletionTokens, &request);
+        let body = request_body(MaxTokensField::MaxCompletionTokens, false, &request);
         assert_eq!(body["max_completion_tokens"], 64);
         assert!(body.get("max_tokens").is_none());
+    }
+
+    #[test]
+    fn reasoning_keys_go_only_to_reasoning_models() {
+        let params = GenParams {
+            reasoning_effort: Some(ReasoningEffort::Xhigh),
+            verbosity: Some(Verbosity::Low),
+            ..GenParams::default()
+        };
+        let request = GenRequest { client: 1, model: "gpt-5-codex".into(), messages: Vec::new(), params };
+        let body = request_body(MaxTokensField::MaxCompletionTokens, true, &request);
+        assert_eq!(body["reasoning_effort"], "xhigh");
+        assert_eq!(body["verbosity"], "low");
+        let body = request_body(MaxTokensField::MaxTokens, false, &request);
+        assert!(body.get("reasoning_effort").is_none(), "{body}");
+        assert!(body.get("verbosity").is_none(), "{body}");
+        let request = GenRequest { params: GenParams::default(), ..request };
+        let body = request_body(MaxTokensField::MaxCompletionTokens, true, &request);
+        assert!(body.get("reasoning_effort").is_none(), "none asked, none sent: {body}");
+        assert!(body.get("verbosity").is_none(), "none asked, none sent: {body}");
     }
 }

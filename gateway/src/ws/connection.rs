@@ -110,6 +110,11 @@ pub async fn serve_socket<S, R, E>(
     }
     // Aborting drops every provider stream, which closes the upstream requests.
     c.tasks.shutdown().await;
+    // Only now, with none of its streams left to hand a socket back: what providers keep open
+    // for this tab (the Responses provider's sockets) closes.
+    for provider in c.state.providers() {
+        provider.client_closed(conn);
+    }
     let _ = c.sink.close().await;
     tracing::info!("disconnected");
 }
@@ -212,6 +217,7 @@ where
         }
         let mut params = start.params;
         params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
+        params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
         tracing::info!(stream = id, model = %start.model, "stream start");
         let cancel = CancellationToken::new();
         let job = StreamJob {

@@ -11,7 +11,7 @@ use tracing::instrument;
 
 use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
-use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent};
+use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
 
 /// Everything a stream task needs.
 pub(crate) struct StreamJob {
@@ -66,7 +66,11 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         received_at,
         first_text_at: None,
     };
-    let mut upstream = provider.stream(request);
+    // `auto_continue` arrives capped by `server.max_auto_continue` (see `connection.rs`).
+    let mut upstream = match request.params.auto_continue {
+        Some(limit) if limit > 0 => continuation::continuing(provider, request, limit),
+        _ => provider.stream(request),
+    };
     let cancelled = cancel.cancelled();
     tokio::pin!(cancelled);
     let timer = tokio::time::sleep_until(Instant::now());

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::Shared;
+use crate::continuation::{self, Continuation};
 use crate::log::RequestRecord;
 use crate::paced::{self, Answer};
 use crate::script::{
@@ -53,6 +54,7 @@ pub(crate) async fn chat_completions(
         closed_early: false,
         authorization,
         interrupted: false,
+        responses: None,
     });
     match answer {
         Some(answer) => Response::builder()
@@ -66,7 +68,7 @@ pub(crate) async fn chat_completions(
 }
 
 /// What `key` is when the request carried no `Authorization: Bearer`.
-const NO_KEY: &str = "no-key-was-sent";
+pub(crate) const NO_KEY: &str = "no-key-was-sent";
 
 /// Decides the answer: either a complete response, or an [`Answer`] to stream; `key` is the
 /// request's bearer token, for the scripts that echo it.
@@ -180,7 +182,17 @@ fn respond(
         }
         Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64))
         {
-            Some(tokens) => (tokens, rate, true),
+            Some(tokens) => match continued(shared, &tokens, body) {
+                Some(Continued::Rest(rest)) => (rest, rate, true),
+                Some(Continued::Fail) => {
+                    return error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "The server had an error while continuing the answer",
+                        "server_error",
+                    );
+                }
+                None => (tokens, rate, true),
+            },
             None => {
                 let message = format!("The model `{model}` does not exist or you do not have access to it.");
                 return error(StatusCode::NOT_FOUND, &message, "model_not_found");
@@ -220,7 +232,7 @@ fn respond(
 /// request's first token is not delayed by reading and cutting a large fixture. Names that could
 /// leave the folder are refused. `{{seed}}` in the text becomes the request's seed (`none` without
 /// one), so variations of one prompt differ.
-fn load(shared: &Shared, name: &str, seed: Option<u64>) -> Option<Arc<[String]>> {
+pub(crate) fn load(shared: &Shared, name: &str, seed: Option<u64>) -> Option<Arc<[String]>> {
     let seed = seed.map_or_else(|| "none".to_owned(), |s| s.to_string());
     let seeded_key = format!("{name}#{seed}");
     let mut cache = shared.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -244,8 +256,26 @@ fn load(shared: &Shared, name: &str, seed: Option<u64>) -> Option<Arc<[String]>>
     Some(tokens)
 }
 
+/// How a request to go on with a cut-off answer is answered.
+enum Continued {
+    /// With these tokens.
+    Rest(Arc<[String]>),
+    /// With a server error.
+    Fail,
+}
+
+/// The answer to `body` when it asks to continue the script's text (`tokens`) and the server
+/// continues answers ([`crate::Options::continuation`]); `None` otherwise.
+fn continued(shared: &Shared, tokens: &[String], body: &Value) -> Option<Continued> {
+    let how = shared.options.continuation?;
+    let so_far = continuation::answer_so_far(body)?;
+    let full: String = tokens.iter().map(|t| serde_json::from_str::<String>(t).unwrap_or_default()).collect();
+    let rest = continuation::rest(how, &full, so_far)?;
+    Some(if how == Continuation::Fail { Continued::Fail } else { Continued::Rest(escaped_tokens(&rest)) })
+}
+
 /// `text` cut into tokens, each serialised as a JSON string literal.
-fn escaped_tokens(text: &str) -> Arc<[String]> {
+pub(crate) fn escaped_tokens(text: &str) -> Arc<[String]> {
     script::tokenize(text).into_iter().map(|t| serde_json::to_string(t).unwrap_or_default()).collect()
 }
 

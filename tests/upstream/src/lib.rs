@@ -8,10 +8,17 @@
 //! named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
 //! browser. With [`Options::single_slot`] it serves one answer at a time and interrupts it for the
 //! next, as llama-cpp-python does. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
-//! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. Every request is logged:
+//! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. An answer stops at the request's
+//! `max_tokens` (or `max_completion_tokens`) with `finish_reason: "length"`; with
+//! [`Options::continuation`] a request to go on with it gets the rest ([`Continuation`]). Every
+//! request is logged:
 //! `GET /__requests` returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the
 //! upstream, `authorization` whether a key was sent) and `POST /__reset` clears them. In-process
 //! users get the same through [`ScriptedUpstream`].
+//!
+//! `POST /v1/responses` and the WebSocket mode at `GET /v1/responses` serve the same scripts the
+//! way OpenAI's Responses API does (`responses.rs`), logging each request's [`ResponsesRecord`]
+//! and each socket ([`ScriptedUpstream::sockets`]).
 
 use std::collections::HashMap;
 use std::io;
@@ -26,12 +33,17 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+mod continuation;
 mod handlers;
 mod log;
 mod paced;
+mod responses;
+mod responses_stream;
+mod responses_ws;
 mod script;
 
-pub use log::RequestRecord;
+pub use continuation::Continuation;
+pub use log::{RequestRecord, ResponsesRecord, SocketRecord};
 pub use script::{
     CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
     NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT, tokenize,
@@ -51,6 +63,17 @@ pub struct Options {
     /// Serve one answer at a time the way llama-cpp-python does: a new request ends the running
     /// answer at once with `[DONE]` and no `finish_reason` (logged as `interrupted`).
     pub single_slot: bool,
+    /// Continue answers cut off at `max_tokens` when asked to, this way; `None` (the default)
+    /// serves such a request from the start like any other.
+    pub continuation: Option<Continuation>,
+    /// Waited before answering each `POST /v1/responses` and each WebSocket handshake: the TLS
+    /// and auth round trips of a remote API. Zero by default.
+    pub setup_delay: Duration,
+    /// Waited per input token a Responses answer did not already hold (a continued response
+    /// holds its conversation), before its first token. Zero by default.
+    pub input_token_cost: Duration,
+    /// Whether `GET /v1/responses` opens a WebSocket (else 404, as a server without that mode).
+    pub responses_websocket: bool,
 }
 
 /// The context window the server reports, in the places real servers do. Each `None` leaves that
@@ -78,12 +101,40 @@ impl Options {
             inline: HashMap::new(),
             context: ContextReport::default(),
             single_slot: false,
+            continuation: None,
+            setup_delay: Duration::ZERO,
+            input_token_cost: Duration::ZERO,
+            responses_websocket: true,
         }
+    }
+
+    /// Waits `delay` before each Responses request and handshake (see [`Options::setup_delay`]).
+    pub fn setup_delay(mut self, delay: Duration) -> Self {
+        self.setup_delay = delay;
+        self
+    }
+
+    /// Waits `cost` per new input token of a Responses answer (see [`Options::input_token_cost`]).
+    pub fn input_token_cost(mut self, cost: Duration) -> Self {
+        self.input_token_cost = cost;
+        self
+    }
+
+    /// Refuses the Responses API's WebSocket mode (404), as a server that only streams over HTTP.
+    pub fn without_responses_websocket(mut self) -> Self {
+        self.responses_websocket = false;
+        self
     }
 
     /// Serves one answer at a time, interrupting the running one (see [`Options::single_slot`]).
     pub fn single_slot(mut self) -> Self {
         self.single_slot = true;
+        self
+    }
+
+    /// Continues answers cut off at `max_tokens` the way `how` says (see [`Continuation`]).
+    pub fn continuation(mut self, how: Continuation) -> Self {
+        self.continuation = Some(how);
         self
     }
 
@@ -124,12 +175,15 @@ pub(crate) struct Shared {
     shutdown: CancellationToken,
     /// With [`Options::single_slot`]: interrupts the answer now running.
     slot: std::sync::Mutex<Option<CancellationToken>>,
+    /// Responses and sockets of `/v1/responses`.
+    responses: responses::Memory,
 }
 
 /// The routes, for embedding in another server.
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/v1/chat/completions", post(handlers::chat_completions))
+        .route("/v1/responses", post(responses::http).get(responses_ws::websocket))
         .route("/v1/models", get(handlers::models))
         .route("/props", get(handlers::props))
         .route("/api/show", post(handlers::show))
@@ -166,10 +220,16 @@ impl ScriptedUpstream {
             origin: format!("http://{addr}"),
             shutdown: shutdown.clone(),
             slot: Default::default(),
+            responses: Default::default(),
         });
         let app = router(shared.clone());
         let stop = shutdown.clone();
         let server = tokio::spawn(async move {
+            // No Nagle, as on real servers: a WebSocket answer is many small writes, and the
+            // second would wait for the first one's (delayed) acknowledgement.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
                 .with_graceful_shutdown(stop.cancelled_owned())
                 .await
@@ -195,6 +255,17 @@ impl ScriptedUpstream {
     /// The most answers that were ever streaming at the same time.
     pub fn max_in_flight(&self) -> usize {
         self.shared.log.max_in_flight()
+    }
+
+    /// The WebSockets opened to `/v1/responses` so far, oldest first.
+    pub fn sockets(&self) -> Vec<SocketRecord> {
+        self.shared.responses.sockets()
+    }
+
+    /// Forgets every Responses API response so far, on every socket and in the store: continuing
+    /// one is refused with `previous_response_not_found`.
+    pub fn forget_responses(&self) {
+        self.shared.responses.forget();
     }
 
     /// Forgets the requests received so far.

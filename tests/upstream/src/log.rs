@@ -32,6 +32,44 @@ pub struct RequestRecord {
     /// A later request ended this answer early (a single-slot server, [`crate::Options::single_slot`]).
     #[serde(default)]
     pub interrupted: bool,
+    /// For a Responses API request (`/v1/responses`): how it came and what it continued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responses: Option<ResponsesRecord>,
+}
+
+/// What a Responses API request was, beyond its body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponsesRecord {
+    /// `"http"` (a POST) or `"websocket"` (a `response.create` frame).
+    pub transport: String,
+    /// The socket it came on (1, 2, 3… in the order they opened); `None` over HTTP.
+    pub socket: Option<u64>,
+    /// How many items its `input` held.
+    pub input_items: usize,
+    /// Its `previous_response_id`, if any.
+    pub previous_response_id: Option<String>,
+    /// The previous response was found and the answer continued it (else, with an id, the
+    /// request was refused with `previous_response_not_found`).
+    pub continued: bool,
+    /// The id of the response it created, if it created one.
+    pub response_id: Option<String>,
+}
+
+/// One WebSocket to `/v1/responses`, or one handshake for it that was refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SocketRecord {
+    /// 1, 2, 3… in the order they opened.
+    pub id: u64,
+    /// The client's address.
+    pub peer: String,
+    /// The handshake carried an `Authorization` header.
+    pub authorization: bool,
+    /// `response.create` frames received on it.
+    pub requests: u32,
+    /// The socket has closed (either side).
+    pub closed: bool,
+    /// The handshake was refused ([`crate::Options::without_responses_websocket`]): no socket.
+    pub refused: bool,
 }
 
 /// Shared, append-only log with change notification.

@@ -1,0 +1,294 @@
+//! OpenAI's Responses API (`/responses`): the only way to reach Codex models.
+//!
+//! In WebSocket mode (the default, `providers/responses_ws.rs`) each tab keeps sockets open to
+//! the server and a follow-up goes as `previous_response_id` plus the new messages; over HTTP
+//! (`transport = "http"`, or after the server refused a WebSocket) each answer is one streaming
+//! `POST {base_url}/responses` carrying the whole conversation, read with the SSE parser. Both
+//! carry the same events, translated in `responses_events.rs`; dropping the stream closes the
+//! request or the socket, which is how cancel reaches the provider.
+//!
+//! Keys, their scrubbing and `max_concurrent` work as for the OpenAI-compatible provider.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use flint_protocol::{ModelInfo, Tokenizer};
+use reqwest::header::{AUTHORIZATION, HeaderValue};
+
+use super::openai::redact::Redactor;
+use super::openai::{self, Credentials};
+use super::openai_errors::{self, KeyHint};
+use super::responses_events::{Events, Item, Outcome};
+use super::responses_ws::{self, Pool, Turn};
+use super::slots::{Entry, Permit, Slots, Step, Waiter};
+use super::sse::SseParser;
+use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent, openai_context};
+use crate::config::{ModelConfig, ResponsesConfig, ResponsesTransport};
+
+/// A Responses API provider.
+pub struct ResponsesProvider {
+    inner: Arc<Inner>,
+    models: Vec<ModelConfig>,
+}
+
+struct Inner {
+    name: String,
+    endpoint: String,
+    client: reqwest::Client,
+    authorization: Option<HeaderValue>,
+    redactor: Arc<Redactor>,
+    hint: KeyHint,
+    /// Whether each configured model takes reasoning keys.
+    reasoning: HashMap<String, bool>,
+    slots: Arc<Slots>,
+    limit_configured: bool,
+    /// The WebSocket mode's sockets; `None` with `transport = "http"`.
+    sockets: Option<Arc<Pool>>,
+}
+
+impl std::fmt::Debug for ResponsesProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponsesProvider")
+            .field("name", &self.inner.name)
+            .field("endpoint", &self.inner.endpoint)
+            .field("key", &self.inner.authorization.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
+}
+
+impl ResponsesProvider {
+    /// Builds the provider; `env` looks up environment variables (for `api_key_env`).
+    pub fn new(
+        config: &ResponsesConfig,
+        client: reqwest::Client,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
+        let Credentials { authorization, redactor, hint } =
+            openai::credentials(config.api_key_env.as_deref(), config.api_key.as_deref(), false, env);
+        let base = config.base_url.trim_end_matches('/');
+        let sockets = (config.transport == ResponsesTransport::Websocket).then(|| {
+            let max_age = config.websocket_max_age.unwrap_or(responses_ws::MAX_SOCKET_AGE);
+            Arc::new(Pool::new(&config.name, base, authorization.clone(), max_age))
+        });
+        let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
+        Self {
+            inner: Arc::new(Inner {
+                name: config.name.clone(),
+                endpoint: format!("{base}/responses"),
+                client,
+                authorization,
+                redactor,
+                hint,
+                reasoning: config.models.iter().map(|m| (m.id.clone(), m.reasoning())).collect(),
+                slots: Slots::new(limit),
+                limit_configured: limit.is_some(),
+                sockets,
+            }),
+            models: config.models.clone(),
+        }
+    }
+
+    fn problem(&self) -> Option<String> {
+        openai::missing_key(&self.inner.name, &self.inner.hint, self.inner.authorization.as_ref())
+    }
+}
+
+impl Provider for ResponsesProvider {
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn models(&self) -> Vec<ModelInfo> {
+        let problem = self.problem();
+        self.models
+            .iter()
+            .map(|m| {
+                let (context_window, context_source) = openai_context::context_of(None, m.context_window);
+                ModelInfo {
+                    id: format!("{}/{}", self.inner.name, m.id),
+                    provider: self.inner.name.clone(),
+                    model: m.id.clone(),
+                    label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+                    context_window,
+                    context_source,
+                    tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
+                    reasoning: m.reasoning(),
+                    price: m.price(),
+                    available: problem.is_none(),
+                    problem: problem.clone(),
+                }
+            })
+            .collect()
+    }
+
+    fn stream(&self, request: GenRequest) -> EventStream {
+        if let Some(problem) = self.problem() {
+            let message = format!("no API key for {}: {problem}", self.inner.name);
+            return Box::pin(futures::stream::once(async move { Err(ProviderError::Unauthorized(message)) }));
+        }
+        let start = State::Start { inner: self.inner.clone(), request };
+        Box::pin(futures::stream::unfold(start, step))
+    }
+
+    fn client_closed(&self, client: ClientId) {
+        if let Some(pool) = &self.inner.sockets {
+            pool.close_client(client);
+        }
+    }
+}
+
+enum State {
+    Start { inner: Arc<Inner>, request: GenRequest },
+    Waiting { inner: Arc<Inner>, request: GenRequest, waiter: Box<Waiter> },
+    Http(Box<HttpReading>),
+    Socket(Box<Turn>),
+    Over,
+}
+
+async fn step(state: State) -> Option<(Item, State)> {
+    let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
+    let (inner, request, slot) = match state {
+        State::Start { inner, request } => match inner.slots.enter(request.client) {
+            Ok(Entry::Run(slot)) => (inner, request, slot),
+            Ok(Entry::Wait(waiter, ahead)) => {
+                let waiter = Box::new(waiter);
+                return Some((queued(ahead), State::Waiting { inner, request, waiter }));
+            }
+            Err(full) => return Some((Err(full.error(&inner.name, inner.limit_configured)), State::Over)),
+        },
+        State::Waiting { inner, request, mut waiter } => match waiter.next().await {
+            Step::Ahead(ahead) => return Some((queued(ahead), State::Waiting { inner, request, waiter })),
+            Step::Run(slot) => (inner, request, slot),
+        },
+        State::Http(reading) => {
+            return reading.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Http)));
+        }
+        State::Socket(turn) => {
+            return turn.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Socket)));
+        }
+        State::Over => return None,
+    };
+    let reasoning = inner
+        .reasoning
+        .get(&request.model)
+        .copied()
+        .unwrap_or_else(|| flint_protocol::guess_reasoning(&request.model));
+    let events = Events::new(&inner.name, &request.model, &inner.hint, &inner.redactor);
+    let (request, slot) = match inner.sockets.as_ref().filter(|pool| !pool.http_only()) {
+        Some(pool) => match Turn::start(pool.clone(), request, reasoning, events, slot).await {
+            Ok(turn) => {
+                return turn.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Socket)));
+            }
+            Err(responses_ws::Refused::Fail(err)) => return Some((Err(err), State::Over)),
+            // No WebSocket for this one: the same request over HTTP.
+            Err(responses_ws::Refused::UseHttp(request, slot)) => (*request, slot),
+        },
+        None => (request, slot),
+    };
+    let events = Events::new(&inner.name, &request.model, &inner.hint, &inner.redactor);
+    match send(&inner, &request, reasoning).await {
+        Ok(response) => {
+            let reading = HttpReading {
+                inner,
+                response,
+                parser: SseParser::new(),
+                events,
+                queue: VecDeque::with_capacity(64),
+                _slot: slot,
+            };
+            let reading = Box::new(reading);
+            reading.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Http)))
+        }
+        Err(err) => Some((Err(err), State::Over)),
+    }
+}
+
+/// A streaming HTTP response being read.
+struct HttpReading {
+    inner: Arc<Inner>,
+    response: reqwest::Response,
+    parser: SseParser,
+    events: Events,
+    queue: VecDeque<Item>,
+    /// The provider slot this answer holds until it is dropped.
+    _slot: Permit,
+}
+
+impl HttpReading {
+    /// The next item, and the reading if more may follow.
+    async fn next(mut self: Box<Self>) -> Option<(Item, Option<Box<Self>>)> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
+                if last {
+                    openai::drain(&mut self.response).await;
+                }
+                return Some((item, (!last).then_some(self)));
+            }
+            if self.events.ended() {
+                return None;
+            }
+            match self.response.chunk().await {
+                Ok(Some(bytes)) => self.feed(&bytes),
+                Ok(None) => {
+                    if let Err(err) = self.parser.finish() {
+                        let err = not_sse(&self.inner, &err);
+                        self.events.fail(&mut self.queue, err);
+                    }
+                    self.events.end_of_stream(&mut self.queue);
+                }
+                Err(err) => {
+                    tracing::debug!(provider = %self.inner.name, error = %openai_errors::describe(&err), "stream read failed");
+                    let message = format!("the connection to {} broke mid-answer", self.inner.name);
+                    self.events.fail(&mut self.queue, ProviderError::Interrupted(message));
+                }
+            }
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        let Self { parser, events, queue, inner, .. } = self;
+        let parsed = parser.feed(bytes, |event| {
+            // Neither a lost `previous_response_id` nor a socket's time limit can come over HTTP,
+            // where nothing is sent with an id: a server saying so is confused.
+            if !events.ended()
+                && matches!(events.on_event(event.data, queue), Outcome::ResendFull | Outcome::Reconnect)
+            {
+                let message = format!("{} lost the conversation it was continuing", inner.name);
+                events.fail(queue, ProviderError::Unavailable(message));
+            }
+        });
+        if let Err(err) = parsed
+            && !events.ended()
+        {
+            let err = not_sse(inner, &err);
+            events.fail(queue, err);
+        }
+    }
+}
+
+/// The body is not an event stream; the error quotes upstream text, so it is scrubbed.
+fn not_sse(inner: &Inner, err: &super::sse::SseError) -> ProviderError {
+    let message = format!("{} sent a response that is not an event stream ({err})", inner.name);
+    ProviderError::Protocol(inner.redactor.scrub(&message))
+}
+
+/// Sends the whole conversation and checks the status.
+async fn send(
+    inner: &Inner,
+    request: &GenRequest,
+    reasoning: bool,
+) -> Result<reqwest::Response, ProviderError> {
+    let mut body = super::responses_request::body(request, reasoning, &request.messages, None);
+    body["stream"] = true.into();
+    let mut http = inner.client.post(&inner.endpoint).json(&body);
+    if let Some(auth) = &inner.authorization {
+        http = http.header(AUTHORIZATION, auth.clone());
+    }
+    let response = http.send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    Err(openai_errors::status_error(&inner.name, &request.model, &inner.hint, &inner.redactor, response)
+        .await)
+}

@@ -1,0 +1,373 @@
+//! The Responses API's WebSocket mode: `ws(s)://…/responses`, the key on the handshake, one
+//! `{"type": "response.create", …}` frame per answer and the same events as over HTTP in reply.
+//!
+//! Each tab (connection) has a [`Pool`] of idle sockets. A socket carries one response at a time,
+//! so variations running at once open several; an idle socket goes to the same tab's next request,
+//! preferring the one whose last response the request continues. The server keeps only a
+//! socket's last response (`store: false`), so a request that extends exactly what that response
+//! covered ([`Thread`]) goes as `previous_response_id` plus the new messages, and anything else
+//! goes whole. If the server has lost the response (`previous_response_not_found`), the request is
+//! sent again whole on the same socket, unseen by the person.
+//!
+//! Sockets are not reused past [`MAX_SOCKET_AGE`] (the server ends them at 60 minutes), nor after
+//! a cancelled answer (the socket is dropped with the stream, which closes it), and a tab's are
+//! closed when it goes ([`Pool::close_client`]). A server that refuses the handshake has no
+//! WebSocket mode: the provider uses HTTP from then on, as Codex CLI does.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use reqwest::header::{AUTHORIZATION, HeaderValue, USER_AGENT};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use super::responses_events::{Events, Item, Outcome};
+use super::responses_request::{Thread, body};
+use super::slots::Permit;
+use super::{ClientId, GenRequest, ProviderError, ProviderEvent};
+
+/// Oldest socket a response is started on: the server closes them at 60 minutes, and an answer
+/// started later than this could be cut off by that.
+pub(crate) const MAX_SOCKET_AGE: Duration = Duration::from_secs(55 * 60);
+/// Longest wait for a socket to open (as for HTTP connections).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Idle sockets kept per tab; the oldest goes first. More than a tab's variations at once are
+/// never reused anyway.
+const MAX_IDLE_PER_CLIENT: usize = 16;
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// An open socket and what the server remembers on it.
+struct Socket {
+    ws: Ws,
+    opened: Instant,
+    /// Its last response and the conversation that covered; `None` when there is none to go on.
+    thread: Option<Thread>,
+    /// For the logs.
+    id: u64,
+}
+
+/// A provider's sockets, by tab.
+pub(crate) struct Pool {
+    name: String,
+    /// `ws(s)://…/responses`; `None` when `base_url` is neither `http` nor `https`.
+    endpoint: Option<String>,
+    authorization: Option<HeaderValue>,
+    max_age: Duration,
+    idle: Mutex<HashMap<ClientId, Vec<Socket>>>,
+    /// The server refused the WebSocket mode: HTTP from now on.
+    http_only: AtomicBool,
+    opened: AtomicU64,
+}
+
+/// Why a handshake failed.
+enum Handshake {
+    /// The server has no WebSocket mode (404, 426…) or cannot be reached this way.
+    Unsupported(String),
+    /// It refused this handshake (401, 429, 5xx…): HTTP says why.
+    Refused(u16),
+}
+
+/// Why a request cannot go over a socket.
+pub(crate) enum Refused {
+    /// Send it over HTTP.
+    UseHttp(Box<GenRequest>, Permit),
+    /// It failed.
+    Fail(ProviderError),
+}
+
+impl Pool {
+    /// Sockets to `base_url`'s `/responses`; a socket is not reused once `max_age` old.
+    pub(crate) fn new(
+        name: &str,
+        base_url: &str,
+        authorization: Option<HeaderValue>,
+        max_age: Duration,
+    ) -> Self {
+        let endpoint = if let Some(rest) = base_url.strip_prefix("https://") {
+            Some(format!("wss://{rest}/responses"))
+        } else {
+            base_url.strip_prefix("http://").map(|rest| format!("ws://{rest}/responses"))
+        };
+        Self {
+            name: name.to_owned(),
+            endpoint,
+            authorization,
+            max_age,
+            idle: Mutex::default(),
+            http_only: AtomicBool::new(false),
+            opened: AtomicU64::new(0),
+        }
+    }
+
+    /// The server refused the WebSocket mode; requests go over HTTP.
+    pub(crate) fn http_only(&self) -> bool {
+        self.http_only.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<ClientId, Vec<Socket>>> {
+        // A panic elsewhere leaves at worst a socket too many or too few in the map.
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes `client`'s idle sockets: its tab is gone.
+    pub(crate) fn close_client(&self, client: ClientId) {
+        let sockets = self.lock().remove(&client);
+        drop(sockets);
+    }
+
+    /// An idle socket of `client`'s young enough for a response: the one `messages` continues,
+    /// else one with nothing to continue, else the oldest returned.
+    fn checkout(&self, client: ClientId, messages: &[flint_protocol::ChatMessage]) -> Option<Socket> {
+        let mut idle = self.lock();
+        let list = idle.get_mut(&client)?;
+        let (expired, young): (Vec<Socket>, Vec<Socket>) =
+            std::mem::take(list).into_iter().partition(|s| s.opened.elapsed() >= self.max_age);
+        *list = young;
+        let at = list
+            .iter()
+            .position(|s| s.thread.as_ref().is_some_and(|t| t.new_input(messages).is_some()))
+            .or_else(|| list.iter().position(|s| s.thread.is_none()))
+            .or_else(|| (!list.is_empty()).then_some(0));
+        let socket = at.map(|at| list.remove(at));
+        if list.is_empty() {
+            idle.remove(&client);
+        }
+        drop(idle);
+        if !expired.is_empty() {
+            tracing::debug!(provider = %self.name, count = expired.len(), "closing sockets near the server's time limit");
+        }
+        socket
+    }
+
+    fn give_back(&self, client: ClientId, socket: Socket) {
+        let mut idle = self.lock();
+        let list = idle.entry(client).or_default();
+        let evicted = (list.len() >= MAX_IDLE_PER_CLIENT).then(|| list.remove(0));
+        list.push(socket);
+        drop(idle);
+        drop(evicted);
+    }
+
+    async fn connect(&self) -> Result<Socket, Handshake> {
+        let endpoint = self
+            .endpoint
+            .as_deref()
+            .ok_or_else(|| Handshake::Unsupported("base_url is not http(s)".into()))?;
+        let mut request = endpoint
+            .into_client_request()
+            .map_err(|err| Handshake::Unsupported(format!("bad URL: {err}")))?;
+        let headers = request.headers_mut();
+        if let Some(auth) = &self.authorization {
+            headers.insert(AUTHORIZATION, auth.clone());
+        }
+        headers.insert(
+            USER_AGENT,
+            HeaderValue::from_static(concat!("flint-gateway/", env!("CARGO_PKG_VERSION"))),
+        );
+        // No Nagle: a frame per answer, its first token waited for.
+        let connecting = tokio_tungstenite::connect_async_with_config(request, None, true);
+        match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+            Ok(Ok((ws, _))) => {
+                let id = self.opened.fetch_add(1, Ordering::Relaxed) + 1;
+                tracing::debug!(provider = %self.name, socket = id, "socket opened");
+                Ok(Socket { ws, opened: Instant::now(), thread: None, id })
+            }
+            Ok(Err(tungstenite::Error::Http(response))) => match response.status().as_u16() {
+                status @ (400 | 404 | 405 | 426 | 501) => {
+                    Err(Handshake::Unsupported(format!("it answered {status}")))
+                }
+                status => Err(Handshake::Refused(status)),
+            },
+            // The error names the host, not the URL's credentials (there are none: the key
+            // travels in a header).
+            Ok(Err(err)) => Err(Handshake::Unsupported(err.to_string())),
+            Err(_) => Err(Handshake::Unsupported("the handshake timed out".into())),
+        }
+    }
+
+    /// Gives up on the WebSocket mode, saying so once.
+    fn fall_back(&self, why: &str) {
+        if !self.http_only.swap(true, Ordering::Relaxed) {
+            tracing::warn!(provider = %self.name, reason = why, "no WebSocket mode for the Responses API; using HTTP streaming from now on");
+        }
+    }
+}
+
+/// One answer on a socket.
+pub(crate) struct Turn {
+    pool: Arc<Pool>,
+    /// `None` once it closed or went back to the pool.
+    socket: Option<Socket>,
+    request: GenRequest,
+    reasoning: bool,
+    events: Events,
+    queue: VecDeque<Item>,
+    /// The last frame sent carried the whole conversation.
+    sent_full: bool,
+    /// A frame arrived for this answer: a socket that closes before one may only have been
+    /// closed while idle, and the request can go again on another.
+    answered: bool,
+    /// A fresh socket was opened for this answer: it is not retried again.
+    fresh: bool,
+    /// The provider slot this answer holds until it is dropped.
+    _slot: Permit,
+}
+
+impl Turn {
+    /// Sends `request` on one of its tab's sockets, or a new one.
+    pub(crate) async fn start(
+        pool: Arc<Pool>,
+        request: GenRequest,
+        reasoning: bool,
+        events: Events,
+        slot: Permit,
+    ) -> Result<Box<Self>, Refused> {
+        let reused = pool.checkout(request.client, &request.messages);
+        let fresh = reused.is_none();
+        let socket = match reused {
+            Some(socket) => socket,
+            None => match pool.connect().await {
+                Ok(socket) => socket,
+                Err(Handshake::Unsupported(why)) => {
+                    pool.fall_back(&why);
+                    return Err(Refused::UseHttp(Box::new(request), slot));
+                }
+                Err(Handshake::Refused(status)) => {
+                    tracing::debug!(provider = %pool.name, status, "handshake refused; this request goes over HTTP");
+                    return Err(Refused::UseHttp(Box::new(request), slot));
+                }
+            },
+        };
+        let mut turn = Box::new(Self {
+            pool,
+            socket: Some(socket),
+            request,
+            reasoning,
+            events,
+            queue: VecDeque::with_capacity(64),
+            sent_full: false,
+            answered: false,
+            fresh,
+            _slot: slot,
+        });
+        if let Err(err) = turn.send(false).await {
+            // Most likely the server closed the socket while it sat idle.
+            tracing::debug!(provider = %turn.pool.name, error = %err, "the socket closed before the request went; opening another");
+            turn.reopen().await.map_err(Refused::Fail)?;
+        }
+        Ok(turn)
+    }
+
+    /// Sends the request: continuing the socket's thread where it can (and `full` is false),
+    /// else whole.
+    async fn send(&mut self, full: bool) -> Result<(), tungstenite::Error> {
+        let Some(socket) = self.socket.as_mut() else { return Err(tungstenite::Error::AlreadyClosed) };
+        let messages = &self.request.messages;
+        let thread = socket.thread.take();
+        let continued = thread
+            .as_ref()
+            .filter(|_| !full)
+            .and_then(|t| Some((t.response_id.as_str(), t.new_input(messages)?)));
+        let (input, previous) = match continued {
+            Some((id, new)) => (new, Some(id)),
+            None => (&messages[..], None),
+        };
+        self.sent_full = previous.is_none();
+        let mut frame = body(&self.request, self.reasoning, input, previous);
+        frame["type"] = "response.create".into();
+        tracing::debug!(provider = %self.pool.name, socket = socket.id, continued = previous.is_some(), items = input.len(), "response.create");
+        socket.ws.send(Message::text(frame.to_string())).await
+    }
+
+    /// Opens a new socket for this answer and sends it whole there.
+    async fn reopen(&mut self) -> Result<(), ProviderError> {
+        self.socket = None;
+        self.fresh = true;
+        let pool = self.pool.clone();
+        let unavailable = |why: String| {
+            ProviderError::Unavailable(format!("could not open a WebSocket to {}: {why}", pool.name))
+        };
+        match self.pool.connect().await {
+            Ok(socket) => self.socket = Some(socket),
+            Err(Handshake::Unsupported(why)) => return Err(unavailable(why)),
+            Err(Handshake::Refused(status)) => return Err(unavailable(format!("it answered {status}"))),
+        }
+        self.send(true).await.map_err(|err| unavailable(err.to_string()))
+    }
+
+    /// The next item, and the turn if more may follow.
+    pub(crate) async fn next(mut self: Box<Self>) -> Option<(Item, Option<Box<Self>>)> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
+                return Some((item, (!last).then_some(self)));
+            }
+            if self.events.ended() {
+                return None;
+            }
+            let socket = self.socket.as_mut()?;
+            match socket.ws.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    self.answered = true;
+                    match self.events.on_event(text.as_str(), &mut self.queue) {
+                        Outcome::Continue => {}
+                        Outcome::Ended => self.give_back(),
+                        Outcome::ResendFull if !self.sent_full => {
+                            tracing::debug!(provider = %self.pool.name, "the server lost the previous response; sending the whole conversation");
+                            if let Err(err) = self.send(true).await {
+                                self.socket = None;
+                                tracing::debug!(error = %err, "resend failed");
+                            }
+                        }
+                        Outcome::ResendFull | Outcome::Reconnect if self.fresh => {
+                            let message =
+                                format!("{} refused the conversation even when sent whole", self.pool.name);
+                            self.events.fail(&mut self.queue, ProviderError::Unavailable(message));
+                        }
+                        Outcome::ResendFull | Outcome::Reconnect => {
+                            if let Err(err) = self.reopen().await {
+                                self.events.fail(&mut self.queue, err);
+                            }
+                        }
+                    }
+                }
+                Some(Err(_) | Ok(Message::Close(_))) | None if !self.answered && !self.fresh => {
+                    tracing::debug!(provider = %self.pool.name, "an idle socket was closed; opening another");
+                    if let Err(err) = self.reopen().await {
+                        self.events.fail(&mut self.queue, err);
+                    }
+                }
+                Some(Err(_) | Ok(Message::Close(_))) | None => {
+                    self.socket = None;
+                    self.events.end_of_stream(&mut self.queue);
+                }
+                // Pings are answered by the library as it reads.
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+
+    /// The response ended: the socket goes back to the tab's pool, remembering the thread if the
+    /// answer finished, unless the server broke the protocol on it.
+    fn give_back(&mut self) {
+        let Some(mut socket) = self.socket.take() else { return };
+        match self.queue.back() {
+            Some(Err(ProviderError::Protocol(_))) => return,
+            Some(Ok(ProviderEvent::Finished(_))) => {
+                socket.thread = self
+                    .events
+                    .response_id()
+                    .map(|id| Thread::after(id, &self.request.messages, self.events.answer()));
+            }
+            _ => socket.thread = None,
+        }
+        self.pool.give_back(self.request.client, socket);
+    }
+}
