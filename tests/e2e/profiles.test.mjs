@@ -145,7 +145,8 @@ test('"Continue cut-off answers" makes the gateway ask for the rest of an answer
     assert.match(last.at(-1).content, /Continue exactly where it stopped/);
     await page.waitForTimeout(600);
     await page.reload();
-    assert.ok(await page.getByTestId('auto-continue').isChecked(), 'the setting did not survive a reload');
+    await assertEventually(async () => page.getByTestId('auto-continue').isChecked(),
+      'the setting did not survive a reload');
     await context.close();
   } finally {
     await gateway.stop();
