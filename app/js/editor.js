@@ -1,7 +1,9 @@
 // Monaco behind a small streaming-friendly surface, used by app/src/interop/editor.rs.
 //
-// Monaco's AMD build is loaded by index.html (vs/loader.js); this module asks the loader for the
-// editor and creates it. Appends are buffered and applied with at most one `applyEdits` per animation
+// Monaco's AMD build is not on the page at first: the editor loads its loader (from the folder
+// index.html names in `<meta name="flint-monaco">`) once the app has painted and the page is idle,
+// so the prompt is usable before 1 MB of editor script runs; text that arrives before is kept.
+// Appends are buffered and applied with at most one `applyEdits` per animation
 // frame: one edit per token collapses Monaco at a few thousand tokens/s, one per frame holds 50k.
 // `setValue` is never used mid-stream (it re-tokenises the whole model), and the streamed text is
 // kept out of the undo stack; one undo stop is pushed when the stream ends.
@@ -17,19 +19,41 @@ function applyLineEdits(text, edits) {
   return lines.join('');
 }
 
+/** Where index.html put Monaco's AMD build (`/vs-<version>`, kept by browsers for a year). */
+function monacoBase() {
+  return document.querySelector('meta[name="flint-monaco"]')?.content ?? '/vs';
+}
+
+/** Adds Monaco's AMD loader to the page (once) and asks it for the editor. */
 function loadMonaco() {
   if (!monacoLoading) {
     monacoLoading = new Promise((resolve, reject) => {
-      const amdRequire = globalThis.require;
-      if (typeof amdRequire !== 'function' || typeof amdRequire.config !== 'function') {
-        reject(new Error('Monaco loader (vs/loader.js) is not on the page'));
-        return;
-      }
-      amdRequire.config({ paths: { vs: 'vs' } });
-      amdRequire(['vs/editor/editor.main'], () => resolve(globalThis.monaco), reject);
+      const base = monacoBase();
+      const start = () => {
+        const amdRequire = globalThis.require;
+        if (typeof amdRequire !== 'function' || typeof amdRequire.config !== 'function') {
+          reject(new Error(`Monaco's loader (${base}/loader.js) did not define require`));
+          return;
+        }
+        amdRequire.config({ paths: { vs: base } });
+        amdRequire(['vs/editor/editor.main'], () => resolve(globalThis.monaco), reject);
+      };
+      const script = document.createElement('script');
+      script.src = `${base}/loader.js`;
+      script.onload = start;
+      script.onerror = () => reject(new Error(`Monaco's loader (${script.src}) did not load`));
+      document.head.appendChild(script);
     });
   }
   return monacoLoading;
+}
+
+/** Runs `f` after the next paint, once the page is idle (at most `timeout` ms later). */
+function afterPaint(f, timeout = 500) {
+  requestAnimationFrame(() => {
+    if (globalThis.requestIdleCallback) requestIdleCallback(f, { timeout });
+    else setTimeout(f, 0);
+  });
 }
 
 export class FlintEditor {
@@ -44,13 +68,22 @@ export class FlintEditor {
     // True while Flint itself changes the text, so that only the person's edits reach `onEdit`.
     this.applying = false;
     this.onEdit = null;
-    loadMonaco().then(
-      (monaco) => this.#create(monaco, container),
+    this.created = null;
+    this.container = container;
+    afterPaint(() => this.#load());
+  }
+
+  /** Loads Monaco (once) and creates the editor; resolves when it exists. */
+  #load() {
+    this.created ??= loadMonaco().then(
+      (monaco) => this.#create(monaco, this.container),
       (err) => console.error('Flint: the editor failed to load:', err),
     );
+    return this.created;
   }
 
   #create(monaco, container) {
+    if (this.disposed) return;
     this.monaco = monaco;
     this.model = monaco.editor.createModel('', this.language);
     this.editor = monaco.editor.create(container, {
@@ -102,9 +135,10 @@ export class FlintEditor {
     });
   }
 
-  /** Resolves once the editor exists and Monaco's lazily loaded parts are in. */
+  /** Resolves once the editor exists and Monaco's lazily loaded parts are in (loading it now if
+   * it has not started). */
   ready() {
-    return loadMonaco().then(() => this.warm);
+    return this.#load().then(() => this.warm);
   }
 
   /** Calls `callback()` after each change the person makes (not after Flint's own appends). */
@@ -184,6 +218,7 @@ export class FlintEditor {
   }
 
   dispose() {
+    this.disposed = true;
     if (this.frame) cancelAnimationFrame(this.frame);
     this.editor?.dispose();
     this.model?.dispose();

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, Preview, PreviewTabs, ProfileHint,
-    ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner, StorageWarning, VariationsGrid,
-    VersionsBar,
+    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
+    PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
+    StorageWarning, VariationsGrid, VersionsBar,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -29,7 +29,9 @@ pub struct GatewayStatus {
     /// Delay before the next reconnect attempt, while waiting.
     pub retry_in_ms: Signal<Option<u32>>,
     /// A problem with the connection itself.
-    pub problem: Signal<Option<String>>,
+    pub problem: Signal<Option<crate::gateway::ConnectionProblem>>,
+    /// The person's daily token quota, when the gateway keeps one (and when it said so).
+    pub quota: Signal<Option<(crate::gateway::Quota, f64)>>,
 }
 
 /// The model list and the user's choice.
@@ -95,11 +97,14 @@ pub struct SharedLink {
 pub fn App() -> impl IntoView {
     let gateway = use_gateway();
     let runner = Runner::new(gateway.start, gateway.cancel);
+    let use_key = gateway.use_key;
+    provide_context(OwnKeys(Callback::new(move |(provider, key)| use_key(provider, key))));
     provide_context(runner.clone());
     provide_context(GatewayStatus {
         state: gateway.state,
         retry_in_ms: gateway.retry_in_ms,
         problem: gateway.problem,
+        quota: gateway.quota,
     });
 
     let models = LocalResource::new(|| get_json::<ModelList>("/api/models"));
@@ -172,6 +177,7 @@ pub fn App() -> impl IntoView {
                 <ModelPicker />
                 <ProfileToggle />
                 <div class="spacer"></div>
+                <OwnKeysButton />
                 <HistoryPanel />
                 <ShareButton />
                 <ConnectionStatus />

@@ -144,6 +144,14 @@ pub fn total_cost(costs: impl IntoIterator<Item = Option<(f64, bool)>>) -> Optio
     costs.into_iter().flatten().reduce(|(a, ea), (b, eb)| (a + b, ea || eb))
 }
 
+/// What is left of a daily token quota: `48,800 of 50,000 tokens left today · renews in 5 h`.
+pub fn format_quota(used: u64, limit: u64, resets_in_ms: u64) -> String {
+    let left = limit.saturating_sub(used);
+    let minutes = resets_in_ms.div_ceil(60_000);
+    let renews = if minutes >= 60 { format!("{} h", minutes.div_ceil(60)) } else { format!("{minutes} min") };
+    format!("{} of {} tokens left today · renews in {renews}", group_thousands(left), group_thousands(limit))
+}
+
 /// A token count for display; estimates are marked `≈`.
 pub fn format_tokens((count, estimated): (u64, bool)) -> String {
     if estimated && count > 0 { format!("≈{}", group_thousands(count)) } else { group_thousands(count) }
@@ -199,6 +207,15 @@ mod tests {
         assert_eq!(format_cost(Some((12.5, false))), "$12.50");
         assert_eq!(total_cost([Some((0.5, false)), None, Some((0.25, true))]), Some((0.75, true)));
         assert_eq!(total_cost([None, None]), None);
+    }
+
+    #[test]
+    fn the_quota_says_what_is_left_and_when_it_renews() {
+        assert_eq!(
+            format_quota(1_200, 50_000, 5 * 3_600_000),
+            "48,800 of 50,000 tokens left today · renews in 5 h"
+        );
+        assert_eq!(format_quota(60_000, 50_000, 90_000), "0 of 50,000 tokens left today · renews in 2 min");
     }
 
     #[test]

@@ -84,6 +84,7 @@ mod tests {
             tokenizer: Default::default(),
             reasoning: false,
             price: None,
+            user_key: false,
             available,
             problem: (!available).then(|| "no key".into()),
         }

@@ -68,6 +68,28 @@ pub fn too_long_message(chars: usize, with_code: bool) -> String {
     }
 }
 
+/// What the share dialog says about a stored link's expiry (`expires_at`, Unix seconds, as the
+/// gateway answers it): the day it is kept until, in UTC; nothing for a link kept until deleted.
+pub fn kept_until(expires_at: Option<i64>) -> Option<String> {
+    let (year, month, day) = civil_date(expires_at?.div_euclid(86_400));
+    Some(format!("Kept until {year:04}-{month:02}-{day:02} (UTC)"))
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`), so
+/// the page needs no date library or JavaScript `Date` for one line of text.
+fn civil_date(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Why the model a link asked for cannot be selected here, or `None` when it can.
 pub fn shared_model_problem(list: &ModelList, model: &str) -> Option<String> {
     match list.models.iter().find(|m| m.id == model) {
@@ -159,6 +181,7 @@ mod tests {
             tokenizer: Default::default(),
             reasoning: false,
             price: None,
+            user_key: false,
             available,
             problem: (!available).then(|| "no key".into()),
         }
@@ -175,6 +198,18 @@ mod tests {
         assert_eq!(shared_model_problem(&list, "a/x"), None);
         assert!(shared_model_problem(&list, "b/y").is_some_and(|m| m.contains("no key")));
         assert!(shared_model_problem(&list, "c/z").is_some_and(|m| m.contains("not available here")));
+    }
+
+    #[test]
+    fn a_stored_links_expiry_is_shown_as_its_day() {
+        assert_eq!(kept_until(None), None, "kept until deleted: nothing to say");
+        assert_eq!(kept_until(Some(0)).as_deref(), Some("Kept until 1970-01-01 (UTC)"));
+        assert_eq!(kept_until(Some(951_782_400)).as_deref(), Some("Kept until 2000-02-29 (UTC)"));
+        assert_eq!(
+            kept_until(Some(1_700_000_000 + 90 * 86_400)).as_deref(),
+            Some("Kept until 2024-02-12 (UTC)")
+        );
+        assert_eq!(kept_until(Some(4_102_444_799)).as_deref(), Some("Kept until 2099-12-31 (UTC)"));
     }
 
     #[test]

@@ -106,6 +106,7 @@ async fn main() -> anyhow::Result<()> {
             models: models.collect(),
             max_tokens_field: Default::default(),
             max_concurrent: None,
+            allow_user_keys: false,
         })],
         ..Config::default()
     };

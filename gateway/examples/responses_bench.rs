@@ -84,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
             }],
             transport: *transport,
             max_concurrent: None,
+            allow_user_keys: false,
             websocket_max_age: None,
         })
     });

@@ -9,9 +9,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod auth;
+mod limits;
 mod profiles;
 mod providers;
 
+pub use auth::*;
+pub use limits::*;
 pub use profiles::*;
 pub use providers::*;
 
@@ -31,21 +35,37 @@ pub struct Config {
     /// Stored short links (`/s/<id>`).
     #[serde(default)]
     pub share: ShareConfig,
+    /// `[limits]`: what one person may use.
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// `[profiles.NAME]`: named model settings the app toggles between, in the file's order.
     #[serde(default, deserialize_with = "profiles::in_order")]
     pub profiles: Vec<ProfileConfig>,
+    /// `[auth]`: who may use the gateway.
+    #[serde(default)]
+    pub auth: AuthConfig,
 }
 
 /// `[share]`: stored short links for prompts too long to share in a URL.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ShareConfig {
-    /// Off for a hosted deployment that should keep no user data.
-    pub enabled: bool,
+    /// Keep links at all. Unset: on while the gateway listens on loopback, off on any other
+    /// address (strangers would fill the disk); `true` turns them on anywhere, `false` off.
+    pub enabled: Option<bool>,
     /// The SQLite file; default `$XDG_DATA_HOME/flint/shares.sqlite3` (or `~/.local/share/…`).
     pub database: PathBuf,
     /// Longest link stored, in bytes of its encoded text.
     pub max_link_bytes: usize,
+    /// Links one person (a sign-in, or an address) may keep at once.
+    pub max_links_per_person: usize,
+    /// Bytes of links one person may keep at once.
+    pub max_bytes_per_person: usize,
+    /// Days a link is kept after it is stored; 0 keeps links until deleted.
+    pub ttl_days: u32,
+    /// Not a setting: the time links are dated by; tests put a [`crate::shares::Clock::manual`] here.
+    #[serde(skip)]
+    pub clock: crate::shares::Clock,
 }
 
 impl Default for ShareConfig {
@@ -54,7 +74,15 @@ impl Default for ShareConfig {
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
             .unwrap_or_else(|| PathBuf::from("."));
-        Self { enabled: true, database: data.join("flint/shares.sqlite3"), max_link_bytes: 512 * 1024 }
+        Self {
+            enabled: None,
+            database: data.join("flint/shares.sqlite3"),
+            max_link_bytes: 512 * 1024,
+            max_links_per_person: 200,
+            max_bytes_per_person: 8 * 1024 * 1024,
+            ttl_days: 90,
+            clock: crate::shares::Clock::system(),
+        }
     }
 }
 
@@ -200,6 +228,7 @@ impl Config {
                 models,
                 max_tokens_field: MaxTokensField::default(),
                 max_concurrent: None,
+                allow_user_keys: false,
             }));
         }
         #[cfg(feature = "local")]

@@ -4,38 +4,48 @@
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
 //! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
 //! `POST /api/share` and `GET /s/<id>` ([`shares`]), and everything else from the built app
-//! (`server.dist`, with `index.html` as the fallback for client-side routes). Every request passes
-//! [`access::guard`] (who may ask) and gets [`headers::security_headers`]; [`serve::serve`] runs it.
+//! (`server.dist`, with `index.html` as the fallback for client-side routes), `GET /signin`,
+//! `POST /api/signin` and `POST /api/signout` ([`auth`]). Every request passes [`access::guard`]
+//! (which pages may ask), then [`auth::check`] (who is asking: a [`person::Person`]), and gets
+//! [`headers::security_headers`]; [`serve::serve`] runs it.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::middleware;
-use axum::routing::{get, post};
-use tower_http::services::ServeDir;
+use axum::routing::{delete, get, post};
 use tower_http::trace::TraceLayer;
 
 pub mod access;
+pub mod auth;
 pub mod config;
 pub mod error;
 pub mod headers;
 pub mod http;
+pub mod limits;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
 #[cfg(feature = "local")]
 pub mod local;
 pub mod models;
+pub mod person;
 pub mod profiles;
 pub mod providers;
 pub mod serve;
 pub mod shares;
 mod state;
+pub mod static_files;
 pub mod ws;
 
 pub use state::AppState;
 
 /// The gateway's routes.
 pub fn app(state: AppState) -> Router {
-    let files = ServeDir::new(state.dist()).fallback(http::app_fallback.with_state(state.clone()));
+    // The built app's files, precompressed and cached (`static_files`).
+    let files = Router::new()
+        .fallback_service(
+            static_files::serve_dir(state.dist()).fallback(http::app_fallback.with_state(state.clone())),
+        )
+        .layer(middleware::from_fn(static_files::cache_headers));
     Router::new()
         .route("/", get(http::index))
         .route("/index.html", get(http::index))
@@ -48,8 +58,14 @@ pub fn app(state: AppState) -> Router {
             // Room above the link limit, so a link a little too long gets the handler's clear 413.
             post(shares::create).layer(DefaultBodyLimit::max(state.share_limit().saturating_add(64 * 1024))),
         )
+        .route("/api/share/{id}", delete(shares::delete))
         .route("/s/{id}", get(shares::open))
+        .route("/signin", get(auth::signin_page))
+        .route("/api/signin", post(auth::sign_in))
+        .route("/api/signout", post(auth::sign_out))
         .fallback_service(files)
+        // Runs after `access::guard` (layers run outside in): a refused origin never reaches sign-in.
+        .layer(middleware::from_fn_with_state(state.clone(), auth::check))
         .layer(middleware::from_fn_with_state(state.clone(), access::guard))
         .layer(middleware::from_fn(headers::security_headers))
         .layer(TraceLayer::new_for_http())

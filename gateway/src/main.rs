@@ -1,4 +1,5 @@
-//! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]…`
+//! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]…`, or
+//! `flint-gateway token create NAME | list | revoke NAME` for access tokens ([`auth::cli`]).
 //!
 //! Reads the configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
 //! Logging follows `RUST_LOG` (default `info`).
@@ -9,7 +10,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use flint_gateway::config::Config;
-use flint_gateway::{AppState, app, serve};
+use flint_gateway::{AppState, app, auth, serve};
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str =
@@ -20,7 +21,8 @@ const USAGE: &str =
   --allow-origin  also accept pages of this origin (added to server.allowed_origins), e.g.
                   http://127.0.0.1:8080 for `trunk serve`
 Without a file, FLINT_OPENAI_BASE_URL, FLINT_OPENAI_MODELS and FLINT_OPENAI_API_KEY configure one
-OpenAI-compatible provider. Logging: RUST_LOG (default info).";
+OpenAI-compatible provider. Logging: RUST_LOG (default info).
+Access tokens (auth.mode = \"tokens\"): flint-gateway token create NAME | list | revoke NAME";
 
 #[derive(Default)]
 struct Args {
@@ -48,6 +50,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("token") {
+        return auth::cli::run(&std::env::args().skip(2).collect::<Vec<_>>());
+    }
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(args) => args,
         Err(problem) => {
@@ -75,6 +80,11 @@ async fn main() -> ExitCode {
     };
     config.server.listen = args.listen.unwrap_or(config.server.listen);
     config.server.dist = args.dist.unwrap_or(config.server.dist);
+    // After `--listen`: the address actually served decides whether anyone must sign in.
+    if let Err(err) = config.auth.check(config.server.listen) {
+        tracing::error!("{err}");
+        return ExitCode::FAILURE;
+    }
     let state = AppState::from_config(&config, &env);
     let models = state.model_list();
     for model in &models.models {

@@ -80,6 +80,7 @@ mod tests {
             tokenizer: Default::default(),
             reasoning: false,
             price: None,
+            user_key: false,
             available,
             problem: (!available).then(|| "set P_KEY".into()),
         }

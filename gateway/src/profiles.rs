@@ -103,6 +103,7 @@ mod tests {
             tokenizer: Default::default(),
             reasoning,
             price: None,
+            user_key: false,
             available: true,
             problem: None,
         }

@@ -1,14 +1,19 @@
 //! Stored short links: a shared prompt kept in SQLite under an unguessable id, for links too long
 //! to paste into a chat app. `POST /api/share` stores a link (the text a `#p=` fragment carries)
-//! and answers its id; `GET /s/<id>` sends the browser to `/#p=<link>`, so the app opens it exactly
-//! as it opens a fragment link. Only links that decode are stored, trimmed: the store never holds
-//! junk. A stored link becomes a `Location` header, so `/s/<id>` checks it again before sending
-//! it: a row from an older gateway (which stored links untrimmed) or edited by hand must never
-//! break the response or add headers to it.
+//! and answers its id, its expiry and how to delete it; `GET /s/<id>` sends the browser to
+//! `/#p=<link>`, so the app opens it exactly as it opens a fragment link; `DELETE /api/share/<id>`
+//! deletes it, for the person who stored it only. Only links that decode are stored, trimmed: the
+//! store never holds junk. A stored link becomes a `Location` header, so `/s/<id>` checks it again
+//! before sending it: a row from an older gateway (which stored links untrimmed) or edited by hand
+//! must never break the response or add headers to it.
+//!
+//! Stored links fill the operator's disk at a stranger's request, so they are off by default on a
+//! non-loopback address; when on, each person ([`crate::person::Person`]) may keep
+//! `share.max_links_per_person` links of `share.max_bytes_per_person` bytes in all, each for
+//! `share.ttl_days` ([`store`]).
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path as UrlPath, State};
@@ -16,111 +21,86 @@ use axum::http::StatusCode;
 use axum::http::header::{HeaderValue, LOCATION};
 use axum::response::{IntoResponse, Response};
 use flint_protocol::share::decode;
-use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::AppState;
+use crate::config::ShareConfig;
 use crate::error::AppError;
+use crate::person::Who;
 
-/// Schema changes in order; `PRAGMA user_version` records how many have been applied, so a
-/// database made by an older gateway is brought up to date when opened.
-const MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS shares (
-        id TEXT PRIMARY KEY,
-        link TEXT NOT NULL,
-        created_at INTEGER NOT NULL
-    ) STRICT;"];
+mod clock;
+pub mod store;
 
-/// Why the store cannot be used.
+pub use clock::Clock;
+use store::valid_id;
+pub use store::{Lookup, Quota, ShareStore, StoreError, Stored};
+
+/// Why a share request is refused: as any HTTP route ([`AppError`]), or by the store's policy.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// Opening, migrating, reading or writing the database failed.
-    #[error("share database {path}: {source}")]
-    Database {
-        /// The database file.
-        path: PathBuf,
-        /// What SQLite said.
-        source: rusqlite::Error,
-    },
-    /// The database's folder could not be created.
-    #[error("share database folder {path}: {source}")]
-    Folder {
-        /// The folder.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// No randomness for a new id.
-    #[error("no random id: {0}")]
-    Random(String),
+pub enum ShareError {
+    /// Switched off, unavailable, not a link, too large, not found.
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// The person keeps `share.max_links_per_person` links already.
+    #[error("the person keeps {0} stored links already")]
+    TooManyLinks(usize),
+    /// The link would take the person past `share.max_bytes_per_person`.
+    #[error("the person's stored links would pass {0} bytes")]
+    TooManyBytes(usize),
+    /// The link passed its expiry (`share.ttl_days`) and was deleted.
+    #[error("the stored link expired")]
+    Expired,
 }
 
-/// The SQLite store of shared links.
-pub struct ShareStore {
-    path: PathBuf,
-    // SQLite is blocking: the connection is only used inside `spawn_blocking`, never across an await.
-    conn: Mutex<Connection>,
+impl From<StoreError> for ShareError {
+    fn from(err: StoreError) -> Self {
+        Self::App(err.into())
+    }
 }
 
-impl ShareStore {
-    /// Opens (or creates) the database at `path` and applies pending migrations.
-    pub fn open(path: &Path) -> Result<Self, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Folder { path: dir.into(), source })?;
+impl From<tokio::task::JoinError> for ShareError {
+    fn from(err: tokio::task::JoinError) -> Self {
+        Self::App(err.into())
+    }
+}
+
+impl From<Quota> for ShareError {
+    fn from(quota: Quota) -> Self {
+        match quota {
+            Quota::Links(limit) => Self::TooManyLinks(limit),
+            Quota::Bytes(limit) => Self::TooManyBytes(limit),
         }
-        let db = |source| StoreError::Database { path: path.into(), source };
-        let mut conn = Connection::open(path).map_err(db)?;
-        migrate(&mut conn).map_err(db)?;
-        Ok(Self { path: path.into(), conn: Mutex::new(conn) })
-    }
-
-    /// Stores `link` and returns its new id (128 random bits, hex).
-    pub fn put(&self, link: &str) -> Result<String, StoreError> {
-        let id = new_id()?;
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
-        self.conn()
-            .execute("INSERT INTO shares (id, link, created_at) VALUES (?1, ?2, ?3)", params![id, link, now])
-            .map_err(|source| self.error(source))?;
-        Ok(id)
-    }
-
-    /// The link stored under `id`, if any.
-    pub fn get(&self, id: &str) -> Result<Option<String>, StoreError> {
-        self.conn()
-            .query_row("SELECT link FROM shares WHERE id = ?1", [id], |row| row.get(0))
-            .optional()
-            .map_err(|source| self.error(source))
-    }
-
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        // A panic while holding the lock leaves SQLite consistent (every statement is atomic).
-        self.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn error(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Database { path: self.path.clone(), source }
     }
 }
 
-fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let applied: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(applied).unwrap_or(0)) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-        tx.commit()?;
+impl IntoResponse for ShareError {
+    fn into_response(self) -> Response {
+        let (status, sentence) = match self {
+            Self::App(err) => return err.into_response(),
+            Self::TooManyLinks(limit) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "you keep {limit} stored links here already, the most this Flint keeps per person \
+                     (share.max_links_per_person); delete one you no longer need, or share the long link instead"
+                ),
+            ),
+            Self::TooManyBytes(limit) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "your stored links would take more than {limit} bytes here, the most this Flint keeps per \
+                     person (share.max_bytes_per_person); delete some you no longer need, or share the long \
+                     link instead"
+                ),
+            ),
+            Self::Expired => (
+                StatusCode::GONE,
+                "this shared prompt has expired and was deleted (this Flint keeps stored links for \
+                 share.ttl_days days); ask for a new link"
+                    .to_owned(),
+            ),
+        };
+        (status, sentence).into_response()
     }
-    Ok(())
-}
-
-fn new_id() -> Result<String, StoreError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| StoreError::Random(e.to_string()))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Whether an id could have come from [`new_id`]; anything else is not looked up.
-fn valid_id(id: &str) -> bool {
-    id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// `POST /api/share` body.
@@ -137,17 +117,35 @@ pub struct ShareCreated {
     pub id: String,
     /// The path to share (`/s/<id>`).
     pub path: String,
+    /// When the link expires (Unix seconds); absent: kept until deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    /// How to delete it: `DELETE /api/share/<id>`, sent by the same person (the same sign-in, or
+    /// the same address for anonymous use).
+    #[serde(default)]
+    pub delete: String,
 }
 
 /// The store as the gateway has it: switched off, unavailable (why), or open.
 pub type Shares = Option<Result<Arc<ShareStore>, String>>;
 
-/// Opens the store the configuration asks for, logging why when it cannot.
-pub fn open_configured(enabled: bool, path: &Path) -> Shares {
-    if !enabled {
+/// Whether `config` turns stored links on for a gateway listening on `listen`: as it says, else on
+/// loopback only, where the one storing them is the one whose disk they fill.
+pub fn enabled(config: &ShareConfig, listen: SocketAddr) -> bool {
+    config.enabled.unwrap_or_else(|| listen.ip().is_loopback())
+}
+
+/// Opens the store the configuration asks for on `listen`, logging why when it cannot.
+pub fn open_configured(config: &ShareConfig, listen: SocketAddr) -> Shares {
+    if !enabled(config, listen) {
+        if config.enabled.is_none() {
+            tracing::info!(
+                "stored share links are off on {listen} (not loopback); set share.enabled = true to keep them"
+            );
+        }
         return None;
     }
-    Some(ShareStore::open(path).map(Arc::new).map_err(|err| {
+    Some(ShareStore::open(config).map(Arc::new).map_err(|err| {
         tracing::error!("stored share links are unavailable: {err}");
         err.to_string()
     }))
@@ -161,37 +159,71 @@ fn store(state: &AppState) -> Result<Arc<ShareStore>, AppError> {
     }
 }
 
-/// `POST /api/share`: stores a link that decodes and is within `share.max_link_bytes`.
+/// `POST /api/share`: stores a link that decodes and is within `share.max_link_bytes` and the
+/// person's quotas.
 pub async fn create(
     State(state): State<AppState>,
+    Who(person): Who,
     Json(request): Json<ShareRequest>,
-) -> Result<Response, AppError> {
+) -> Result<Response, ShareError> {
     let store = store(&state)?;
     let limit = state.share_limit();
     // Pasted links often carry a line end; stored with it, it would end up in the redirect.
     let link = request.link.trim().to_owned();
     if link.len() > limit {
-        return Err(AppError::LinkTooLarge(limit));
+        return Err(AppError::LinkTooLarge(limit).into());
     }
     decode(&link).map_err(|err| AppError::BadLink(err.to_string()))?;
-    let id = tokio::task::spawn_blocking(move || store.put(&link)).await??;
-    Ok(Json(ShareCreated { path: format!("/s/{id}"), id }).into_response())
+    // The task, the database, then the person's quota.
+    let stored = tokio::task::spawn_blocking(move || store.put(&person, &link)).await???;
+    let Stored { id, expires_at } = stored;
+    Ok(Json(ShareCreated {
+        path: format!("/s/{id}"),
+        delete: format!("DELETE /api/share/{id}"),
+        id,
+        expires_at,
+    })
+    .into_response())
 }
 
 /// `GET /s/<id>`: sends the browser to the app with the stored link in the fragment.
-pub async fn open(State(state): State<AppState>, UrlPath(id): UrlPath<String>) -> Result<Response, AppError> {
+pub async fn open(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Response, ShareError> {
     let store = store(&state)?;
     if !valid_id(&id) {
-        return Err(AppError::ShareNotFound);
+        return Err(AppError::ShareNotFound.into());
     }
     let key = id.clone();
-    let link = tokio::task::spawn_blocking(move || store.get(&key)).await??;
-    let link = link.ok_or(AppError::ShareNotFound)?;
+    let link = match tokio::task::spawn_blocking(move || store.get(&key)).await?? {
+        Lookup::Found(link) => link,
+        Lookup::Expired => return Err(ShareError::Expired),
+        Lookup::Missing => return Err(AppError::ShareNotFound.into()),
+    };
     let Some(location) = location(&link) else {
         tracing::warn!(id = %id, "a stored share link is damaged and cannot be opened");
-        return Err(AppError::BadLink(DAMAGED.to_owned()));
+        return Err(AppError::BadLink(DAMAGED.to_owned()).into());
     };
     Ok((StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response())
+}
+
+/// `DELETE /api/share/<id>`: deletes a link its owner stored. Anyone else hears "not found", as
+/// for an id never stored, so ids cannot be probed this way.
+pub async fn delete(
+    State(state): State<AppState>,
+    Who(person): Who,
+    UrlPath(id): UrlPath<String>,
+) -> Result<StatusCode, ShareError> {
+    let store = store(&state)?;
+    if !valid_id(&id) {
+        return Err(AppError::ShareNotFound.into());
+    }
+    if tokio::task::spawn_blocking(move || store.delete(&person, &id)).await?? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(AppError::ShareNotFound.into())
+    }
 }
 
 /// What `/s/<id>` answers for a stored link that cannot be opened.
@@ -211,40 +243,6 @@ fn location(link: &str) -> Option<HeaderValue> {
 mod tests {
     use super::*;
 
-    fn temp_db(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("flint-shares-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir.join("nested/shares.sqlite3")
-    }
-
-    #[test]
-    fn links_survive_reopening() {
-        let path = temp_db("reopen");
-        let id = ShareStore::open(&path).expect("open").put("v1.abc").expect("put");
-        assert!(valid_id(&id), "{id}");
-        let again = ShareStore::open(&path).expect("reopen");
-        assert_eq!(again.get(&id).expect("get").as_deref(), Some("v1.abc"));
-        assert_eq!(again.get(&"0".repeat(32)).expect("get"), None);
-    }
-
-    #[test]
-    fn ids_differ_and_are_not_guessable_shapes() {
-        let store = ShareStore::open(&temp_db("ids")).expect("open");
-        let a = store.put("v1.a").expect("put");
-        let b = store.put("v1.a").expect("put");
-        assert_ne!(a, b, "the same link shared twice gets two ids");
-        assert!(!valid_id("../etc/passwd") && !valid_id("1") && !valid_id(&"g".repeat(32)));
-    }
-
-    #[test]
-    fn migrations_run_once() {
-        let path = temp_db("migrate");
-        drop(ShareStore::open(&path).expect("first"));
-        let store = ShareStore::open(&path).expect("second open must not re-create the table");
-        let version: i64 = store.conn().query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
-        assert_eq!(version, MIGRATIONS.len() as i64);
-    }
-
     #[test]
     fn only_stored_links_that_decode_become_a_location() {
         let link = flint_protocol::share::encode(&flint_protocol::share::SharedPrompt::new("a page"));
@@ -256,12 +254,15 @@ mod tests {
     }
 
     #[test]
-    fn a_folder_that_cannot_exist_is_reported() {
-        let file = temp_db("blocked");
-        std::fs::create_dir_all(file.parent().and_then(Path::parent).expect("parent")).expect("dir");
-        // A plain file where the folder should be.
-        std::fs::write(file.parent().expect("parent"), b"").expect("file");
-        let err = ShareStore::open(&file).err().expect("must fail");
-        assert!(err.to_string().contains("share database folder"), "{err}");
+    fn unset_means_on_for_loopback_only_and_explicit_wins() {
+        let at = |a: &str| a.parse::<SocketAddr>().expect("address");
+        let unset = ShareConfig::default();
+        assert!(enabled(&unset, at("127.0.0.1:8787")) && enabled(&unset, at("[::1]:8787")));
+        assert!(!enabled(&unset, at("0.0.0.0:8787")) && !enabled(&unset, at("[::]:8787")));
+        assert!(!enabled(&unset, at("192.168.1.10:8787")));
+        let on = ShareConfig { enabled: Some(true), ..ShareConfig::default() };
+        assert!(enabled(&on, at("0.0.0.0:8787")));
+        let off = ShareConfig { enabled: Some(false), ..ShareConfig::default() };
+        assert!(!enabled(&off, at("127.0.0.1:8787")));
     }
 }

@@ -8,7 +8,9 @@ use flint_protocol::ModelList;
 use tokio_util::sync::CancellationToken;
 
 use crate::access::Access;
+use crate::auth::Auth;
 use crate::config::{Config, ProfileConfig, ServerConfig};
+use crate::limits::Limits;
 use crate::models;
 use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
@@ -21,12 +23,14 @@ struct Inner {
     providers: Vec<Arc<dyn Provider>>,
     server: ServerConfig,
     access: Access,
+    auth: Auth,
     default_model: Option<String>,
     profiles: Vec<ProfileConfig>,
     shutdown: CancellationToken,
     next_connection: AtomicU64,
     shares: Shares,
     share_limit: usize,
+    people: Arc<Limits>,
 }
 
 impl AppState {
@@ -36,12 +40,14 @@ impl AppState {
             providers,
             server: config.server.clone(),
             access: Access::new(&config.server),
+            auth: Auth::new(&config.auth),
             default_model: config.default_model.clone(),
             profiles: config.profiles.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
-            shares: shares::open_configured(config.share.enabled, &config.share.database),
+            shares: shares::open_configured(&config.share, config.server.listen),
             share_limit: config.share.max_link_bytes,
+            people: Limits::new(&config.limits, config.server.listen.ip().is_loopback()),
         }))
     }
 
@@ -60,9 +66,19 @@ impl AppState {
         &self.0.server
     }
 
+    /// What each person may use (tabs, streams, starts, tokens a day).
+    pub fn people(&self) -> &Arc<Limits> {
+        &self.0.people
+    }
+
     /// Who may use the gateway.
     pub fn access(&self) -> &Access {
         &self.0.access
+    }
+
+    /// Who is asking: the sign-in policy and its store.
+    pub fn auth(&self) -> &Auth {
+        &self.0.auth
     }
 
     /// The built app's folder.

@@ -140,6 +140,7 @@ async fn a_full_queue_is_refused_naming_the_setting() {
     let gw = start_upstream_with(single_slot(), |config: &mut Config| {
         limit(1)(config);
         config.server.max_streams_per_connection = 100;
+        config.limits.signed_in.streams = 0;
     })
     .await;
     let mut client = Client::connect(gw.addr).await;
@@ -159,10 +160,12 @@ async fn a_full_queue_is_refused_naming_the_setting() {
 }
 
 #[tokio::test]
-async fn tabs_take_turns_for_the_slot() {
+async fn people_take_turns_for_the_slot() {
     let gw = start_upstream_with(single_slot(), limit(1)).await;
     let mut first_tab = Client::connect(gw.addr).await;
-    let mut second_tab = Client::connect(gw.addr).await;
+    // Another person (another address): turns are taken between people, not tabs.
+    let mut second_tab = Client::connect_from(gw.addr, [127, 0, 0, 2].into()).await;
+    assert!(matches!(second_tab.next().await, ServerMessage::Hello { .. }));
     for id in 1..=3 {
         first_tab.start(id, "counter@2000").await;
     }

@@ -47,6 +47,7 @@ async fn the_model_list_never_contains_a_key() {
             }],
             max_tokens_field: Default::default(),
             max_concurrent: None,
+            allow_user_keys: false,
             api_key_optional: false,
         }));
         config.providers.push(ProviderConfig::Openai(OpenAiConfig {
@@ -64,6 +65,7 @@ async fn the_model_list_never_contains_a_key() {
             }],
             max_tokens_field: Default::default(),
             max_concurrent: None,
+            allow_user_keys: false,
             api_key_optional: false,
         }));
     })

@@ -41,6 +41,8 @@ fn provider(config: LocalConfig) -> LocalProvider {
 fn ask(client: ClientId, prompt: &str, max_tokens: u32) -> GenRequest {
     GenRequest {
         client,
+        person: client,
+        key: None,
         model: LocalConfig::default().model,
         messages: vec![ChatMessage::new(Role::User, prompt)],
         params: GenParams { max_tokens: Some(max_tokens), temperature: Some(0.0), ..GenParams::default() },

@@ -39,6 +39,8 @@ fn provider() -> LocalProvider {
 fn request(prompt: &str, params: GenParams) -> GenRequest {
     GenRequest {
         client: 1,
+        person: 1,
+        key: None,
         model: LocalConfig::default().model,
         messages: vec![ChatMessage::new(Role::User, prompt)],
         params,
@@ -132,7 +134,12 @@ async fn a_second_connection_is_served_before_the_rest_of_the_first_ones_variati
     let runs = asks.map(|(client, name)| {
         // Greedy and long enough that a sequence frees up many decode steps after the one before.
         let params = GenParams { max_tokens: Some(16), temperature: Some(0.0), ..GenParams::default() };
-        let mut stream = provider.stream(GenRequest { client, ..request("a dice roller", params) });
+        let mut stream = provider.stream(GenRequest {
+            client,
+            person: client,
+            key: None,
+            ..request("a dice roller", params)
+        });
         let started = started.clone();
         async move {
             while let Some(event) = stream.next().await {

@@ -10,7 +10,8 @@ use common::{Client, Gateway, start_upstream_with, start_with};
 use flint_gateway::config::{Config, ModelConfig, ProviderConfig};
 use flint_protocol::{ContextSource, ErrorCode, ModelInfo, ModelList, ServerMessage};
 use flint_scripted_upstream::{
-    CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, ContextReport, NO_FINISH_TEXT, Options, WANTS_KEY_TEXT, fixtures_dir,
+    CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, ContextReport, NO_FINISH_TEXT, Options,
+    WANTS_KEY_TEXT, fixtures_dir,
 };
 
 fn error_of(end: &ServerMessage) -> (ErrorCode, &str) {
@@ -176,6 +177,38 @@ async fn a_context_error_event_mid_stream_is_prompt_too_large_after_the_text() {
     let (code, message) = error_of(&outcome.end);
     assert_eq!(code, ErrorCode::PromptTooLarge, "{message}");
     assert!(message.contains(CONTEXT_MIDSTREAM), "{message}");
+}
+
+#[tokio::test]
+async fn an_empty_stream_over_the_window_is_explained_by_asking_once_unstreamed() {
+    let gw = start_with(offering(&["ctx-empty-stream"])).await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, "ctx-empty-stream").await;
+    assert_eq!(outcome.text, "");
+    let (code, message) = error_of(&outcome.end);
+    assert_eq!(code, ErrorCode::PromptTooLarge, "{message}");
+    assert!(message.contains(CONTEXT_UNSTREAMED), "the server's own words: {message}");
+    let log = gw.upstream.requests();
+    assert_eq!(log.len(), 2, "the stream, then one request without streaming: {log:?}");
+    let (streamed, asked) = (&log[0].body, &log[1].body);
+    assert_eq!((&streamed["stream"], &asked["stream"]), (&true.into(), &false.into()));
+    assert_eq!(asked["max_tokens"], 1, "one token is enough to be refused: {asked}");
+    assert!(asked.get("stream_options").is_none(), "{asked}");
+    assert_eq!(asked["messages"], streamed["messages"], "the same messages");
+}
+
+#[tokio::test]
+async fn an_empty_stream_the_second_request_does_not_explain_stays_interrupted() {
+    let gw = start_with(offering(&["empty-stream"])).await;
+    let mut client = Client::connect(gw.addr).await;
+    let outcome = client.run(1, "empty-stream").await;
+    let (code, message) = error_of(&outcome.end);
+    assert_eq!(code, ErrorCode::UpstreamInterrupted, "{message}");
+    assert!(message.contains("closed the stream before the answer was complete"), "{message}");
+    // Unstreamed, the scripted upstream refuses every request ("this server only streams"): that
+    // says nothing about the empty stream, so the person does not hear it.
+    assert!(!message.contains("only streams"), "{message}");
+    assert_eq!(gw.upstream.requests().len(), 2, "asked once more, not again");
 }
 
 #[tokio::test]

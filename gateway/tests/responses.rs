@@ -11,7 +11,9 @@ use flint_protocol::{
     ChatMessage, ClientMessage, ErrorCode, FinishReason, GenParams, ReasoningEffort, Role, ServerMessage,
     StartRequest, Verbosity,
 };
-use flint_scripted_upstream::{Options, RequestRecord, ResponsesRecord, fixtures_dir};
+use flint_scripted_upstream::{
+    CONTINUATION_FAILURE, Options, RequestRecord, ResponsesRecord, WHOLE_ONLY_TEXT, fixtures_dir,
+};
 
 /// The models, and whether each takes reasoning keys.
 const MODELS: &[(&str, bool)] = &[
@@ -26,6 +28,7 @@ const MODELS: &[(&str, bool)] = &[
     ("leak-midstream", false),
     ("leak-masked", false),
     ("leak-model", false),
+    ("whole-only", false),
 ];
 
 /// A gateway whose only provider is a Responses provider named `scripted` (so [`Client::start`]
@@ -55,6 +58,7 @@ async fn start(
                 .collect(),
             transport,
             max_concurrent: None,
+            allow_user_keys: false,
             websocket_max_age: None,
         };
         configure(&mut responses);
@@ -197,6 +201,52 @@ async fn a_lost_previous_response_is_sent_again_whole_without_the_person_seeing_
     assert_eq!(log[1].status, 400);
     assert_eq!((turns[2].input_items, turns[2].previous_response_id.as_deref()), (3, None));
     assert_eq!(turns[2].socket, turns[1].socket, "on the same socket");
+}
+
+#[tokio::test]
+async fn a_continuation_that_fails_before_any_text_is_sent_again_whole_without_the_person_seeing_it() {
+    let gw = start_ws().await;
+    let mut client = Client::connect(gw.addr).await;
+    let first = vec![user("make a counter")];
+    let outcome = ask(&mut client, 1, "whole-only", first.clone(), GenParams::default()).await;
+    assert_eq!(outcome.text, WHOLE_ONLY_TEXT, "{:?}", outcome.end);
+    let mut second = first;
+    second.extend([ChatMessage::new(Role::Assistant, outcome.text), user("make it blue")]);
+    let outcome = ask(&mut client, 2, "whole-only", second, GenParams::default()).await;
+    assert_eq!(finished(&outcome), FinishReason::Stop, "the answer arrives");
+    assert_eq!(outcome.text, WHOLE_ONLY_TEXT);
+    let log = gw.upstream.requests();
+    let turns: Vec<&ResponsesRecord> = log.iter().map(responses).collect();
+    assert_eq!(turns.len(), 3, "the follow-up, failed, then sent whole: {turns:?}");
+    assert!(turns[1].continued, "the server knew the previous response: {turns:?}");
+    assert_eq!((turns[2].input_items, turns[2].previous_response_id.as_deref()), (3, None));
+    assert_eq!(turns[2].socket, turns[1].socket, "on the same socket");
+    let started = client
+        .raw
+        .iter()
+        .filter_map(|f| serde_json::from_str::<ServerMessage>(f).ok())
+        .filter(|f| matches!(f, ServerMessage::Started { stream: 2, .. }))
+        .count();
+    assert_eq!(started, 1, "one answer as far as the person can tell: {:?}", client.raw);
+    assert!(!client.raw.iter().any(|f| f.contains(CONTINUATION_FAILURE)), "{:?}", client.raw);
+}
+
+#[tokio::test]
+async fn a_key_rejected_on_the_handshake_is_unauthorized_and_not_tried_over_http() {
+    let options = Options::new(fixtures_dir()).responses_key("sk-the-only-key-the-server-takes");
+    let gw = start(options, ResponsesTransport::Websocket, |_| {}).await;
+    let mut client = Client::connect(gw.addr).await;
+    for stream in 1..=2 {
+        let outcome = client.run(stream, "counter@20000").await;
+        let ServerMessage::Error { code, message, .. } = &outcome.end else { panic!("{:?}", outcome.end) };
+        assert_eq!(*code, ErrorCode::Unauthorized, "{message}");
+        assert_eq!(message, &format!("the provider rejected the API key for scripted; check {KEY_ENV}"));
+    }
+    assert!(gw.upstream.requests().is_empty(), "nothing went over HTTP: {:?}", gw.upstream.requests());
+    let sockets = gw.upstream.sockets();
+    assert_eq!(sockets.len(), 2, "each request tried the WebSocket mode again: {sockets:?}");
+    assert!(sockets.iter().all(|s| s.refused && s.authorization), "{sockets:?}");
+    assert!(client.raw.iter().all(|f| !f.contains(KEY)), "the key reached a frame: {:?}", client.raw);
 }
 
 #[tokio::test]

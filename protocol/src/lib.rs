@@ -33,11 +33,45 @@ pub enum ClientMessage {
         /// The stream to stop.
         stream: StreamId,
     },
+    /// Use the person's own key for a provider's models on this connection (`key: None` stops).
+    /// Sent only over the socket, kept in the gateway's memory for this connection alone, and
+    /// refused for providers whose operator did not allow it ([`ModelInfo::user_key`]). Added in
+    /// protocol 1 without a bump: a gateway that does not know it answers `bad_frame`.
+    UseKey {
+        /// The provider's name (the `provider` of `provider/model`).
+        provider: String,
+        /// The key, or `None` to go back to the operator's.
+        #[serde(default)]
+        key: Option<Secret>,
+    },
     /// Liveness check, answered with `Pong`.
     Ping {
         /// Echoed back unchanged.
         nonce: u64,
     },
+}
+
+/// A secret (a person's own API key): its `Debug` never shows it, so no log line can.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps `value`.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret itself, for the one place that sends it on.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(<redacted>)")
+    }
 }
 
 /// What to generate and with which model.
@@ -229,6 +263,17 @@ pub enum ServerMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         retry_after_ms: Option<u64>,
     },
+    /// The person's daily token quota, when the gateway has one for them: sent after `Hello` and
+    /// before each stream's last frame. Added in protocol 1 without a bump: a page that does not
+    /// know it ignores it.
+    Quota {
+        /// Tokens generated today (UTC), all tabs together.
+        used: u64,
+        /// The day's quota.
+        limit: u64,
+        /// Until it renews (midnight UTC), in milliseconds.
+        resets_in_ms: u64,
+    },
     /// Answer to `Ping`.
     Pong {
         /// The ping's nonce.
@@ -340,6 +385,16 @@ mod tests {
     }
 
     #[test]
+    fn a_key_is_never_shown_by_debug() {
+        let json = r#"{"type":"use_key","provider":"openai","key":"sk-live-123456"}"#;
+        let msg: ClientMessage = serde_json::from_str(json).expect("valid frame");
+        let shown = format!("{msg:?}");
+        assert!(!shown.contains("sk-live"), "{shown}");
+        let ClientMessage::UseKey { key: Some(key), .. } = msg else { panic!("{msg:?}") };
+        assert_eq!(key.expose(), "sk-live-123456");
+    }
+
+    #[test]
     fn unknown_type_is_rejected() {
         assert!(serde_json::from_str::<ClientMessage>(r#"{"type":"explode"}"#).is_err());
     }
@@ -349,6 +404,7 @@ mod tests {
         let frames = [
             ServerMessage::Delta { stream: 1, seq: 3, text: "<b>".into() },
             ServerMessage::Queued { stream: 2, ahead: 4 },
+            ServerMessage::Quota { used: 1_200, limit: 50_000, resets_in_ms: 3_600_000 },
             ServerMessage::Error {
                 stream: None,
                 code: ErrorCode::BadFrame,

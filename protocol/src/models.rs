@@ -28,6 +28,9 @@ pub struct ModelInfo {
     /// sets them is warned about.
     #[serde(default)]
     pub reasoning: bool,
+    /// Whether a person may use their own key for it (the operator's `allow_user_keys`).
+    #[serde(default)]
+    pub user_key: bool,
     /// What its tokens cost, when the operator configured it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,

@@ -81,7 +81,8 @@ function modelToml(model) {
 /** A gateway serving the built app, with the scripted upstream and the embedded model configured. */
 /** `gatewayBin` and `dist` default to the build under test; benchmarks pass a baseline's. */
 /** `toml` is appended to the file (profiles, say). */
-export async function startGateway({ upstreamUrl, port, models = [], args = [], gatewayBin, dist, toml = '' }) {
+/** `scripted` adds lines to the scripted provider's table (`allow_user_keys = true`, say). */
+export async function startGateway({ upstreamUrl, port, models = [], args = [], gatewayBin, dist, toml = '', scripted = '' }) {
   port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'flint-e2e-'));
   const config = join(dir, 'flint.toml');
@@ -100,6 +101,7 @@ kind = "openai"
 name = "scripted"
 base_url = ${JSON.stringify(upstreamUrl)}
 api_key = "sk-e2e-never-shown"
+${scripted}
 models = [
   { id = "counter@300" }, { id = "counter@60" }, { id = "hostile@2000" },
   { id = "fail-500" }, { id = "fail-429" }, { id = "drop-midway" },

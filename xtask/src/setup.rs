@@ -115,7 +115,8 @@ fn describe(cmd: &Command) -> String {
     text
 }
 
-fn which(binary: &str) -> Option<PathBuf> {
+/// The first `binary` on the project's `PATH`.
+pub fn which(binary: &str) -> Option<PathBuf> {
     std::env::split_paths(&tool_path()).map(|dir| dir.join(binary)).find(|p| p.is_file())
 }
 
@@ -126,7 +127,8 @@ fn has_libclang() -> bool {
     })
 }
 
-fn apt_install(packages: &[&str]) -> Result<()> {
+/// Installs Debian packages with apt-get (through sudo when not root).
+pub fn apt_install(packages: &[&str]) -> Result<()> {
     if packages.is_empty() {
         return Ok(());
     }

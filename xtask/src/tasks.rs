@@ -26,9 +26,44 @@ fn packages(cmd: &mut Command, names: &[&str]) {
     }
 }
 
-/// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132).
+/// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132), then writes
+/// brotli and gzip copies beside its files for the gateway to serve.
 fn build_app() -> Result<()> {
-    run(Command::new("trunk").args(["build", "--release"]))
+    run(Command::new("trunk").args(["build", "--release"]))?;
+    let dist = root().join("dist");
+    check_monaco_path(&dist)?;
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let done = crate::compress::precompress(&dist, &target_dir().join("precompressed"), threads)?;
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    println!(
+        "xtask: precompressed {} files of dist/ ({:.1} MB → brotli {:.1} MB, gzip {:.1} MB; {} from the cache) in {:.1} s",
+        done.files,
+        mb(done.original),
+        mb(done.brotli),
+        mb(done.gzip),
+        done.cached,
+        done.took.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Monaco is served from `vs-<its npm version>/` and cached for a year there, so index.html (which
+/// names that folder twice) must follow the version in package-lock.json.
+fn check_monaco_path(dist: &std::path::Path) -> Result<()> {
+    let manifest = root().join("node_modules/monaco-editor/package.json");
+    let text =
+        std::fs::read_to_string(&manifest).with_context(|| format!("cannot read {}", manifest.display()))?;
+    let version = text
+        .split_once("\"version\"")
+        .and_then(|(_, rest)| rest.split('"').nth(1))
+        .context("monaco-editor's package.json has no version")?;
+    let folder = format!("vs-{version}");
+    if !dist.join(&folder).join("loader.js").is_file() {
+        bail!(
+            "Monaco {version} is installed but dist/{folder}/loader.js is missing: set {folder} in index.html"
+        );
+    }
+    Ok(())
 }
 
 fn build_release_bins() -> Result<()> {
@@ -59,11 +94,13 @@ pub fn serve(args: &[String]) -> Result<()> {
 pub fn test(args: &[String]) -> Result<()> {
     let model = setup::ensure(Needs::everything())?;
     let model_env = model.map(|m| ("FLINT_MODEL_PATH", m));
+    // The gateway's `tests/real_servers.rs` run llama-cpp-python and LiteLLM from this Python.
+    let real_python = crate::real_servers::ensure()?;
 
     let mut unit = Command::new("cargo");
     unit.args(["test", "--release"]);
     packages(&mut unit, NATIVE);
-    unit.envs(model_env.clone());
+    unit.envs(model_env.clone()).env("FLINT_REAL_PYTHON", real_python);
     run(&mut unit)?;
 
     run(Command::new("cargo")
@@ -105,9 +142,22 @@ pub fn bench(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "worker-text") {
         return worker_text_bench("bench/worker-text.md");
     }
+    // `cargo xtask bench responses`: the Responses provider, HTTP vs WebSocket mode (seconds, no app).
+    if args.iter().any(|a| a == "responses") {
+        return responses_bench();
+    }
+    let load = || run(e2e_env(Command::new("node").args(["tests/bench/load.mjs", "--out", "bench/load.md"])));
+    // `cargo xtask bench load`: a first visit and a reload in Chromium, served plain and as shipped.
+    if args.iter().any(|a| a == "load") {
+        setup::ensure(Needs { browser: true, local_model: false })?;
+        build_app()?;
+        build_release_bins()?;
+        return load();
+    }
     let model = setup::ensure(Needs::everything())?;
     build_app()?;
     build_release_bins()?;
+    load()?;
     run(Command::new("cargo").args([
         "run",
         "--release",
@@ -123,6 +173,7 @@ pub fn bench(args: &[String]) -> Result<()> {
     run(e2e_env(Command::new("node").args(["tests/bench/variations.mjs", "--out", "bench/variations.md"])))?;
     run(e2e_env(Command::new("node").args(["tests/bench/edits.mjs", "--out", "bench/edits.md"])))?;
     worker_text_bench("bench/worker-text.md")?;
+    responses_bench()?;
     let mut examples = vec![("local_bench", "bench/local.md")];
     // 60 generations of up to 1,024 tokens: about 15 minutes here, so only when asked.
     if args.iter().any(|a| a == "--quality") {
@@ -135,6 +186,14 @@ pub fn bench(args: &[String]) -> Result<()> {
         run(&mut local)?;
     }
     Ok(())
+}
+
+/// The Responses provider over HTTP streaming vs WebSocket mode, against the scripted upstream:
+/// `gateway/examples/responses_bench.rs`, written to `bench/responses.md`.
+fn responses_bench() -> Result<()> {
+    let example =
+        ["--release", "-p", "flint-gateway", "--no-default-features", "--example", "responses_bench"];
+    run(Command::new("cargo").arg("run").args(example).args(["--", "--out", "bench/responses.md"]))
 }
 
 /// The worker's text work (token counts, diffs, edits) in wasm, in a dedicated worker in headless

@@ -17,7 +17,7 @@ pub fn ConnectionStatus() -> impl IntoView {
         _ => String::new(),
     };
     view! {
-        <div class="connection" data-testid="connection-status" data-state=label title=move || status.problem.get().unwrap_or_default()>
+        <div class="connection" data-testid="connection-status" data-state=label title=move || status.problem.get().map(|p| p.text).unwrap_or_default()>
             <span class="dot"></span>
             <span class="connection-label">{label}</span>
             <span class="connection-detail">{detail}</span>

@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
-use crate::metrics::{format_cost, format_ms, format_tokens, format_tps, total_cost};
+use crate::app::GatewayStatus;
+use crate::interop::now_ms;
+use crate::metrics::{format_cost, format_ms, format_quota, format_tokens, format_tps, total_cost};
 use crate::run::expect_runner;
 
 /// Status, time to first token, tokens/s, token count, and the gateway's own figures when done.
@@ -23,6 +25,15 @@ pub fn MetricsBar() -> impl IntoView {
         }
     });
     let spent = state.spent;
+    let quota = expect_context::<GatewayStatus>().quota;
+    let quota_text = move || {
+        quota.get().map(|(q, at)| {
+            let resets = q.resets_in_ms.saturating_sub((now_ms() - at).max(0.0) as u64);
+            let low = q.used.saturating_mul(10) >= q.limit.saturating_mul(9);
+            let text = format_quota(q.used, q.limit, resets);
+            view! { <span class="metric quota" class:low=low data-testid="quota">{text}</span> }
+        })
+    };
     let gateway = move || {
         metrics.with(|m| {
             m.done.map(|(usage, g)| {
@@ -63,6 +74,7 @@ pub fn MetricsBar() -> impl IntoView {
                     <span class="metric-value" data-testid="metric-session-cost">{move || format_cost(spent.get())}</span>
                 </span>
             </Show>
+            {quota_text}
             <span class="spacer"></span>
             <span class="metric muted">{move || state.served_by.get()}</span>
             <span class="metric muted">{gateway}</span>

@@ -12,7 +12,7 @@ use crate::interop::clipboard::copy_text;
 use crate::interop::http::post_json;
 use crate::interop::page_address;
 use crate::run::expect_runner;
-use crate::share::{ShareOutcome, make_share, shared_prompt, too_long_message};
+use crate::share::{ShareOutcome, kept_until, make_share, shared_prompt, too_long_message};
 
 /// Selects the whole link when it gets focus, ready for Ctrl+C.
 fn select_all(ev: leptos::ev::FocusEvent) {
@@ -30,6 +30,8 @@ pub fn ShareButton() -> impl IntoView {
     let include_code = RwSignal::new(false);
     let outcome = RwSignal::new(None::<ShareOutcome>);
     let copied = RwSignal::new(false);
+    // The expiry of the link just stored, if the gateway gave one.
+    let kept = RwSignal::new(None::<String>);
 
     let share = move |with_code: bool| {
         let code = if with_code { runner.editor_text() } else { None };
@@ -43,6 +45,7 @@ pub fn ShareButton() -> impl IntoView {
         let (origin, pathname) = page_address();
         let made = make_share(&origin, &pathname, &shared);
         copied.set(false);
+        kept.set(None);
         if let ShareOutcome::Link(url) = &made {
             let url = url.clone();
             spawn_local(async move {
@@ -75,6 +78,9 @@ pub fn ShareButton() -> impl IntoView {
                     <span class="share-note" data-testid="share-note">
                         {move || if copied.get() { "Link copied" } else { "Copy this link" }}
                     </span>
+                    {move || kept.get().map(|until| view! {
+                        <span class="share-note" data-testid="share-expiry">{until}</span>
+                    })}
                     <button class="banner-close" title="Close" on:click=close>"×"</button>
                 </div>
             }
@@ -85,6 +91,7 @@ pub fn ShareButton() -> impl IntoView {
                     spawn_local(async move {
                         let made = match post_json::<_, StoredShare>("/api/share", &StoreRequest { link }).await {
                             Ok(stored) => {
+                                kept.try_set(kept_until(stored.expires_at));
                                 let (origin, _) = page_address();
                                 ShareOutcome::Link(format!("{origin}{}", stored.path))
                             }
@@ -163,4 +170,8 @@ struct StoreRequest {
 #[derive(serde::Deserialize)]
 struct StoredShare {
     path: String,
+    /// When the gateway deletes it (Unix seconds); absent from older gateways and for links kept
+    /// until deleted.
+    #[serde(default)]
+    expires_at: Option<i64>,
 }

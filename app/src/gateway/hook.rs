@@ -9,13 +9,13 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use std::time::Duration;
 
-use flint_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId};
+use flint_protocol::{ClientMessage, PROTOCOL_VERSION, Secret, ServerMessage, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use super::backoff::reconnect_delay_ms;
-use super::streams::{Routed, StreamEvent, Streams};
-use super::{ConnectionState, UseGatewayOptions, socket_url};
+use super::streams::{Quota, Routed, StreamEvent, Streams};
+use super::{ConnectionProblem, ConnectionState, UseGatewayOptions, socket_url};
 use crate::interop::http::{FetchError, post_empty};
 use crate::interop::socket::{Socket, SocketCallbacks};
 use crate::interop::{now_ms, online, page_origin, random};
@@ -24,10 +24,11 @@ use crate::interop::{now_ms, online, page_origin, random};
 pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
 /// What [`use_gateway`] returns.
-pub struct UseGatewayReturn<StartFn, CancelFn>
+pub struct UseGatewayReturn<StartFn, CancelFn, KeyFn>
 where
     StartFn: Fn(StartRequest, StreamHandler) -> StreamId + Clone,
     CancelFn: Fn(StreamId) + Clone,
+    KeyFn: Fn(String, Option<Secret>) + Clone,
 {
     /// The connection's state.
     pub state: Signal<ConnectionState>,
@@ -35,13 +36,19 @@ where
     pub retry_in_ms: Signal<Option<u32>>,
     /// The gateway's build version, once greeted.
     pub gateway_version: Signal<Option<String>>,
-    /// A problem with the connection itself (protocol mismatch, a rejected frame), for display.
-    pub problem: Signal<Option<String>>,
+    /// A problem with the connection itself (protocol mismatch, a rejected frame, a refusal), for
+    /// display.
+    pub problem: Signal<Option<ConnectionProblem>>,
+    /// The person's daily token quota and when it was reported (page clock, ms), when the
+    /// gateway keeps one for them.
+    pub quota: Signal<Option<(Quota, f64)>>,
     /// Starts a generation (`request.stream` is ignored and assigned); events go to the handler.
     /// Requests made while disconnected wait for the connection.
     pub start: StartFn,
     /// Stops a generation; its handler still receives the final `Done`.
     pub cancel: CancelFn,
+    /// Uses the person's own key for a provider (`None`: the gateway's), on every connection.
+    pub use_key: KeyFn,
 }
 
 struct Inner {
@@ -62,19 +69,27 @@ struct Inner {
     state: RwSignal<ConnectionState>,
     retry_in_ms: RwSignal<Option<u32>>,
     gateway_version: RwSignal<Option<String>>,
-    problem: RwSignal<Option<String>>,
+    problem: RwSignal<Option<ConnectionProblem>>,
+    quota: RwSignal<Option<(Quota, f64)>>,
 }
 
 /// [`use_gateway_with_options`] with the defaults.
-pub fn use_gateway()
--> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
+pub fn use_gateway() -> UseGatewayReturn<
+    impl Fn(StartRequest, StreamHandler) -> StreamId + Clone,
+    impl Fn(StreamId) + Clone,
+    impl Fn(String, Option<Secret>) + Clone,
+> {
     use_gateway_with_options(UseGatewayOptions::default())
 }
 
 /// Opens the tab's gateway connection; it closes when the calling component is cleaned up.
 pub fn use_gateway_with_options(
     options: UseGatewayOptions,
-) -> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
+) -> UseGatewayReturn<
+    impl Fn(StartRequest, StreamHandler) -> StreamId + Clone,
+    impl Fn(StreamId) + Clone,
+    impl Fn(String, Option<Secret>) + Clone,
+> {
     let url = options.url.clone().unwrap_or_else(|| {
         let (protocol, host) = page_origin();
         socket_url(&protocol, &host, "/ws")
@@ -97,6 +112,7 @@ pub fn use_gateway_with_options(
         retry_in_ms: RwSignal::new(None),
         gateway_version: RwSignal::new(None),
         problem: RwSignal::new(None),
+        quota: RwSignal::new(None),
     });
     connect(&inner);
     start_pinging(&inner);
@@ -148,13 +164,21 @@ pub fn use_gateway_with_options(
         }
     };
 
+    let for_key = SendWrapper::new(inner.clone());
+    let use_key = move |provider: String, key: Option<Secret>| {
+        for_key.streams.borrow_mut().use_key(&provider, key);
+        flush(&for_key);
+    };
+
     UseGatewayReturn {
         state: inner.state.into(),
         retry_in_ms: inner.retry_in_ms.into(),
         gateway_version: inner.gateway_version.into(),
         problem: inner.problem.into(),
+        quota: inner.quota.into(),
         start,
         cancel,
+        use_key,
     }
 }
 
@@ -236,16 +260,17 @@ fn on_text(inner: &Rc<Inner>, text: &str) {
         Routed::Hello { protocol, gateway } => {
             inner.gateway_version.set(Some(gateway));
             inner.problem.set((protocol != PROTOCOL_VERSION).then(|| {
-                format!(
+                ConnectionProblem::said(format!(
                     "The gateway speaks protocol {protocol} and this page protocol {PROTOCOL_VERSION}: \
                      reload the page."
-                )
+                ))
             }));
         }
         Routed::ConnectionError { code, message } => {
             leptos::logging::warn!("Flint: the gateway rejected a frame ({code:?}): {message}");
-            inner.problem.set(Some(message));
+            inner.problem.set(Some(ConnectionProblem::said(message)));
         }
+        Routed::Quota(quota) => inner.quota.set(Some((quota, now_ms()))),
         Routed::Nothing => {}
     }
 }
@@ -266,27 +291,34 @@ fn on_close(inner: &Rc<Inner>, code: u16, reason: &str) {
     for (handler, event) in lost {
         handler(event);
     }
-    if !inner.ever_connected.get() && inner.attempt.get() == 1 {
+    // Also after a connection that worked: a sign-in may have expired or been revoked meanwhile.
+    if inner.attempt.get() == 1 {
         ask_why_refused(inner);
     }
     schedule_reconnect(inner);
 }
 
-/// A socket that never opened may have been refused: a browser hides the 403 from the page, so ask
-/// the gateway's access probe, whose refusal says what to change. Asked once, on the second
-/// failure in a row (a first one is often a gateway still starting).
+/// A socket that cannot open may have been refused: a browser hides the 403 (or the 401 of a
+/// missing sign-in) from the page, so ask the gateway's access probe, whose refusal says what to
+/// change. Asked once per outage, on the second failure in a row (a first one is often a gateway
+/// still starting).
 fn ask_why_refused(inner: &Rc<Inner>) {
     if inner.options.url.is_some() {
         return;
     }
     let weak = SendWrapper::new(Rc::downgrade(inner));
     leptos::task::spawn_local(async move {
-        let refused = match post_empty("/api/access").await {
-            Err(FetchError::Refused { status: 403, message, .. }) => message,
+        let problem = match post_empty("/api/access").await {
+            Err(FetchError::Refused { status: 403, message, .. }) => {
+                ConnectionProblem::said(format!("The gateway refused this page: {message}"))
+            }
+            Err(FetchError::Refused { status: 401, message, .. }) => {
+                ConnectionProblem { text: format!("The gateway needs a sign-in: {message}"), sign_in: true }
+            }
             _ => return,
         };
         if let Some(inner) = weak.upgrade() {
-            inner.problem.set(Some(format!("The gateway refused this page: {refused}")));
+            inner.problem.set(Some(problem));
         }
     });
 }

@@ -5,7 +5,7 @@ mod hook;
 pub mod streams;
 
 pub use hook::{StreamHandler, UseGatewayReturn, use_gateway, use_gateway_with_options};
-pub use streams::StreamEvent;
+pub use streams::{Quota, StreamEvent};
 
 /// The state of the tab's gateway connection, as shown to the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,22 @@ impl ConnectionState {
             Self::Reconnecting => "reconnecting",
             Self::Offline => "offline",
         }
+    }
+}
+
+/// A problem with the connection the person must act on, as the banner shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionProblem {
+    /// What is wrong and what to do, in a sentence.
+    pub text: String,
+    /// The gateway wants the person signed in (it answered 401): the banner links to `/signin`.
+    pub sign_in: bool,
+}
+
+impl ConnectionProblem {
+    /// A problem that signing in does not solve.
+    pub fn said(text: impl Into<String>) -> Self {
+        Self { text: text.into(), sign_in: false }
     }
 }
 

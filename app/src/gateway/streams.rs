@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use flint_protocol::{
-    ClientMessage, ErrorCode, FinishReason, ServerMessage, StartRequest, StreamId, StreamMetrics, Usage,
+    ClientMessage, ErrorCode, FinishReason, Secret, ServerMessage, StartRequest, StreamId, StreamMetrics,
+    Usage,
 };
 
 /// What happened to one stream, as its listener sees it.
@@ -53,6 +54,17 @@ impl StreamEvent {
     }
 }
 
+/// A daily token quota as the gateway reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Tokens generated today.
+    pub used: u64,
+    /// The day's quota.
+    pub limit: u64,
+    /// Until it renews, in milliseconds (from when it was sent).
+    pub resets_in_ms: u64,
+}
+
 /// Where an incoming frame goes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Routed<H> {
@@ -79,6 +91,8 @@ pub enum Routed<H> {
         /// Explanation.
         message: String,
     },
+    /// The person's daily quota.
+    Quota(Quota),
     /// Nothing to do (a pong, or a frame for a stream that already ended).
     Nothing,
 }
@@ -106,11 +120,14 @@ pub struct Streams<H> {
     next_id: StreamId,
     live: BTreeMap<StreamId, Live<H>>,
     outbox: VecDeque<Queued>,
+    /// The person's own keys, by provider: told to every connection before anything else, since
+    /// the gateway keeps them per connection.
+    keys: BTreeMap<String, Secret>,
 }
 
 impl<H> Default for Streams<H> {
     fn default() -> Self {
-        Self { next_id: 1, live: BTreeMap::new(), outbox: VecDeque::new() }
+        Self { next_id: 1, live: BTreeMap::new(), outbox: VecDeque::new(), keys: BTreeMap::new() }
     }
 }
 
@@ -126,6 +143,16 @@ impl<H: Clone> Streams<H> {
             last.start = true;
         }
         id
+    }
+
+    /// Uses the person's own key for `provider` from now on (`None`: the gateway's again), on this
+    /// connection and every later one.
+    pub fn use_key(&mut self, provider: &str, key: Option<Secret>) {
+        match &key {
+            Some(key) => self.keys.insert(provider.to_owned(), key.clone()),
+            None => self.keys.remove(provider),
+        };
+        self.queue(None, &ClientMessage::UseKey { provider: provider.to_owned(), key });
     }
 
     /// Queues a frame that belongs to no stream (a ping).
@@ -182,8 +209,15 @@ impl<H: Clone> Streams<H> {
     /// connection); streams still waiting to be sent stay queued for the next connection.
     pub fn connection_lost(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
         let lost: Vec<StreamId> = self.live.iter().filter(|(_, l)| l.sent).map(|(&id, _)| id).collect();
-        // Cancels and pings for the old connection mean nothing on the next one.
+        // Cancels and pings for the old connection mean nothing on the next one; the keys go
+        // first on it, before the starts that may need them.
         self.outbox.retain(|q| q.start);
+        for (provider, key) in self.keys.iter().rev() {
+            let frame = ClientMessage::UseKey { provider: provider.clone(), key: Some(key.clone()) };
+            if let Ok(json) = serde_json::to_string(&frame) {
+                self.outbox.push_front(Queued { stream: None, start: false, json });
+            }
+        }
         lost.into_iter()
             .filter_map(|id| self.live.remove(&id))
             .map(|l| (l.handler, StreamEvent::Failed { code: None, message: message.to_owned() }))
@@ -200,6 +234,9 @@ impl<H: Clone> Streams<H> {
         let (stream, event, seq) = match message {
             ServerMessage::Hello { protocol, gateway } => return Routed::Hello { protocol, gateway },
             ServerMessage::Pong { .. } => return Routed::Nothing,
+            ServerMessage::Quota { used, limit, resets_in_ms } => {
+                return Routed::Quota(Quota { used, limit, resets_in_ms });
+            }
             ServerMessage::Error { stream: None, code, message, .. } => {
                 return Routed::ConnectionError { code, message };
             }

@@ -126,3 +126,33 @@ fn a_queued_stream_hears_how_many_are_ahead() {
     );
     assert_eq!(s.live_count(), 1, "a queued stream is still live");
 }
+
+#[test]
+fn a_quota_frame_goes_to_the_meter_not_to_a_stream() {
+    let mut s: Streams<u32> = Streams::default();
+    let quota = ServerMessage::Quota { used: 1_200, limit: 50_000, resets_in_ms: 60_000 };
+    assert!(matches!(
+        s.route(quota),
+        Routed::Quota(Quota { used: 1_200, limit: 50_000, resets_in_ms: 60_000 })
+    ));
+}
+
+#[test]
+fn own_keys_are_sent_now_and_first_again_on_every_new_connection() {
+    let mut s: Streams<u32> = Streams::default();
+    s.use_key("openai", Some(Secret::new("sk-mine")));
+    s.use_key("groq", Some(Secret::new("gsk-mine")));
+    s.use_key("groq", None);
+    let sent = s.take_outbox();
+    assert_eq!(sent.len(), 3);
+    assert!(sent[0].contains(r#""type":"use_key","provider":"openai","key":"sk-mine""#), "{}", sent[0]);
+    s.open(request(), 7);
+    s.take_outbox();
+    let queued = s.open(request(), 8);
+    s.connection_lost("gone");
+    let again = s.take_outbox();
+    assert_eq!(again.len(), 2, "the key, then the start that waited: {again:?}");
+    assert!(again[0].contains("sk-mine") && again[0].contains("openai"), "{}", again[0]);
+    assert!(!again.iter().any(|f| f.contains("gsk-mine")), "a removed key came back");
+    assert!(again[1].contains(&format!(r#""stream":{queued}"#)), "{}", again[1]);
+}

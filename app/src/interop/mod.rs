@@ -8,6 +8,7 @@ pub mod download;
 pub mod editor;
 pub mod http;
 pub mod keys;
+pub mod own_keys;
 pub mod preview;
 pub mod socket;
 pub mod store;

@@ -37,6 +37,8 @@ pub fn model_path() -> anyhow::Result<PathBuf> {
 pub fn request(config: &LocalConfig, prompt: &str, params: GenParams) -> GenRequest {
     GenRequest {
         client: 0,
+        person: 0,
+        key: None,
         model: config.model.clone(),
         messages: vec![ChatMessage::new(Role::User, prompt)],
         params,

@@ -46,6 +46,10 @@ pub struct ResponsesConfig {
     #[doc(hidden)]
     #[serde(skip)]
     pub websocket_max_age: Option<std::time::Duration>,
+    /// Let people use their own key for this provider's models (sent over HTTP streaming: the
+    /// WebSocket mode's sockets carry the operator's key).
+    #[serde(default)]
+    pub allow_user_keys: bool,
 }
 
 /// How a Responses provider reaches its server.
@@ -90,6 +94,10 @@ pub struct OpenAiConfig {
     /// when another request arrives.
     #[serde(default)]
     pub max_concurrent: Option<std::num::NonZeroUsize>,
+    /// Let people use their own key for this provider's models (kept in their browser, sent over
+    /// their socket, used for their streams only; the operator's quotas do not apply to them).
+    #[serde(default)]
+    pub allow_user_keys: bool,
 }
 
 /// Which request field carries the length limit.

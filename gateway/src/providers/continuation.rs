@@ -229,8 +229,14 @@ mod tests {
 
     fn run(parts: Vec<Vec<ProviderEvent>>, limit: u8) -> (Vec<ProviderEvent>, Vec<GenRequest>) {
         let provider = Arc::new(Scripted { parts: Mutex::new(parts.into()), requests: Mutex::default() });
-        let request =
-            GenRequest { client: 1, model: "m".into(), messages: Vec::new(), params: GenParams::default() };
+        let request = GenRequest {
+            client: 1,
+            person: 1,
+            key: None,
+            model: "m".into(),
+            messages: Vec::new(),
+            params: GenParams::default(),
+        };
         let events =
             futures::executor::block_on(continuing(provider.clone(), request, limit).collect::<Vec<_>>());
         let events = events.into_iter().map(|e| e.expect("no errors scripted")).collect();

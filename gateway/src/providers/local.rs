@@ -167,6 +167,7 @@ impl Provider for LocalProvider {
             tokenizer: flint_protocol::Tokenizer::Estimate,
             reasoning: false,
             price: None,
+            user_key: false,
             available: self.state.is_ok(),
             problem: self.problem().map(str::to_owned),
         }]

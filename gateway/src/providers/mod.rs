@@ -35,6 +35,12 @@ pub struct GenRequest {
     /// with `max_concurrent`) share their capacity fairly between connections, so one tab's many
     /// variations do not starve another.
     pub client: ClientId,
+    /// The person who asked (a hash of their [`crate::person::Person`]): providers that queue
+    /// take turns between people, so one person's many tabs do not starve another's one.
+    pub person: ClientId,
+    /// The person's own key for this provider (`allow_user_keys`), used instead of the
+    /// operator's; `None`: the operator's.
+    pub key: Option<flint_protocol::Secret>,
     /// The model's name at the provider (without the `provider/` prefix).
     pub model: String,
     /// The conversation, oldest first.

@@ -2,7 +2,8 @@
 //!
 //! One POST per generation with `"stream": true` and `stream_options.include_usage`, read
 //! incrementally: each `data:` chunk's `choices[0].delta.content` becomes a
-//! [`ProviderEvent::Delta`]. Dropping the stream drops the response, which closes the upstream
+//! [`ProviderEvent::Delta`] (`openai_reading.rs`, which also asks a body that ended with no event
+//! at all why, unstreamed). Dropping the stream drops the response, which closes the upstream
 //! connection: that is how cancel reaches the provider.
 //!
 //! At most `max_concurrent` (else the slots the server reports) run at once; the others wait in
@@ -15,23 +16,25 @@
 //! OpenAI-compatible endpoint silently ignores `max_completion_tokens`, and llama.cpp's server only
 //! learned it in 2026; Cerebras, Groq and vLLM accept both.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use flint_protocol::{ModelInfo, Tokenizer};
+use flint_protocol::{ModelInfo, Secret, Tokenizer};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
+use self::reading::Reading;
 use self::redact::Redactor;
+use super::openai_context;
 use super::openai_errors::{self, KeyHint};
-use super::slots::{Entry, Permit, Slots, Step, Waiter};
-use super::sse::{SseError, SseParser};
+use super::slots::{Entry, Slots, Step, Waiter};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
-use super::{openai_chunk, openai_context};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
 // Declared here rather than in `providers/mod.rs`: only this provider holds a key.
+#[path = "openai_reading.rs"]
+mod reading;
 #[path = "redact.rs"]
 pub(crate) mod redact;
 
@@ -54,6 +57,7 @@ impl Drop for OpenAiProvider {
 }
 
 /// What a stream needs after the provider call returned.
+#[derive(Clone)]
 struct Inner {
     name: String,
     endpoint: String,
@@ -68,6 +72,8 @@ struct Inner {
     reasoning: HashSet<String>,
     /// Generations sent at once (`max_concurrent`, else the server's slots); the rest wait here.
     slots: Arc<Slots>,
+    /// People may use their own key (`allow_user_keys`).
+    allow_user_keys: bool,
     /// Whether the limit is `max_concurrent` rather than what the server reported.
     limit_configured: bool,
 }
@@ -116,6 +122,7 @@ impl OpenAiProvider {
                 reasoning: config.models.iter().filter(|m| m.reasoning()).map(|m| m.id.clone()).collect(),
                 slots,
                 limit_configured: limit.is_some(),
+                allow_user_keys: config.allow_user_keys,
             }),
             models: config.models.clone(),
         }
@@ -168,6 +175,36 @@ pub(crate) fn credentials(
     Credentials { authorization, redactor, hint }
 }
 
+/// A person's own key: sent and scrubbed like the operator's, and named as theirs in errors.
+pub(crate) fn user_credentials(key: &Secret) -> Credentials {
+    let key = key.expose().trim();
+    let authorization = HeaderValue::from_str(&format!("Bearer {key}")).ok().map(|mut value| {
+        value.set_sensitive(true);
+        value
+    });
+    Credentials { authorization, redactor: Arc::new(Redactor::new(Some(key))), hint: KeyHint::User }
+}
+
+/// The key a request goes with: the person's own when they set one and the operator allows it,
+/// else the operator's; `Err` says why the request cannot go.
+pub(crate) fn key_for(
+    name: &str,
+    request: &GenRequest,
+    allow_user_keys: bool,
+    operator_problem: Option<String>,
+) -> Result<Option<Credentials>, ProviderError> {
+    match (&request.key, allow_user_keys) {
+        (Some(key), true) => Ok(Some(user_credentials(key))),
+        (Some(_), false) => Err(ProviderError::Unauthorized(format!(
+            "{name} does not take your own key here; the operator can allow it with allow_user_keys"
+        ))),
+        (None, _) => match operator_problem {
+            Some(problem) => Err(ProviderError::Unauthorized(format!("no API key for {name}: {problem}"))),
+            None => Ok(None),
+        },
+    }
+}
+
 /// Why a provider cannot be used, if it cannot: its key's environment variable is unset. No key
 /// configured at all is not a problem: local servers want none.
 pub(crate) fn missing_key(name: &str, hint: &KeyHint, authorization: Option<&HeaderValue>) -> Option<String> {
@@ -200,6 +237,7 @@ impl Provider for OpenAiProvider {
                     tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
                     reasoning: m.reasoning(),
                     price: m.price(),
+                    user_key: self.inner.allow_user_keys,
                     available: problem.is_none(),
                     problem: problem.clone(),
                 }
@@ -208,11 +246,14 @@ impl Provider for OpenAiProvider {
     }
 
     fn stream(&self, request: GenRequest) -> EventStream {
-        if let Some(problem) = self.problem() {
-            let message = format!("no API key for {}: {problem}", self.inner.name);
-            return Box::pin(futures::stream::once(async move { Err(ProviderError::Unauthorized(message)) }));
-        }
-        let start = State::Start { inner: self.inner.clone(), request };
+        let inner = match key_for(&self.inner.name, &request, self.inner.allow_user_keys, self.problem()) {
+            Ok(None) => self.inner.clone(),
+            Ok(Some(Credentials { authorization, redactor, hint })) => {
+                Arc::new(Inner { authorization, redactor, hint, ..(*self.inner).clone() })
+            }
+            Err(err) => return Box::pin(futures::stream::once(async move { Err(err) })),
+        };
+        let start = State::Start { inner, request };
         Box::pin(futures::stream::unfold(start, step))
     }
 }
@@ -226,22 +267,10 @@ enum State {
     Over,
 }
 
-/// A response being read.
-struct Reading {
-    inner: Arc<Inner>,
-    response: reqwest::Response,
-    parser: SseParser,
-    chunks: openai_chunk::ChunkState,
-    /// Events parsed but not yet handed out (one network read often carries many).
-    queue: VecDeque<Item>,
-    /// The provider slot this answer holds until it is dropped.
-    _slot: Permit,
-}
-
 async fn step(state: State) -> Option<(Item, State)> {
     let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
     let (inner, request, slot) = match state {
-        State::Start { inner, request } => match inner.slots.enter(request.client) {
+        State::Start { inner, request } => match inner.slots.enter(request.person) {
             Ok(Entry::Run(slot)) => (inner, request, slot),
             Ok(Entry::Wait(waiter, ahead)) => {
                 let waiter = Box::new(waiter);
@@ -253,53 +282,12 @@ async fn step(state: State) -> Option<(Item, State)> {
             Step::Ahead(ahead) => return Some((queued(ahead), State::Waiting { inner, request, waiter })),
             Step::Run(slot) => (inner, request, slot),
         },
-        State::Reading(reading) => return next_event(reading).await,
+        State::Reading(reading) => return reading.next().await,
         State::Over => return None,
     };
     match send(&inner, &request).await {
-        Ok(response) => {
-            let reading = Box::new(Reading {
-                chunks: openai_chunk::ChunkState::new(&request.model, &inner.redactor),
-                inner,
-                response,
-                parser: SseParser::new(),
-                queue: VecDeque::with_capacity(64),
-                _slot: slot,
-            });
-            next_event(reading).await
-        }
+        Ok(response) => Reading::new(inner, request, response, slot).next().await,
         Err(err) => Some((Err(err), State::Over)),
-    }
-}
-
-async fn next_event(mut r: Box<Reading>) -> Option<(Item, State)> {
-    loop {
-        if let Some(item) = r.queue.pop_front() {
-            let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
-            if last && r.chunks.done() {
-                r.drain().await;
-            }
-            return Some((item, if last { State::Over } else { State::Reading(r) }));
-        }
-        match r.response.chunk().await {
-            Ok(Some(bytes)) => r.feed(&bytes),
-            Ok(None) => {
-                r.end();
-                if r.queue.is_empty() {
-                    return None;
-                }
-            }
-            Err(err) => {
-                tracing::debug!(provider = %r.inner.name, error = %openai_errors::describe(&err), "stream read failed");
-                let message = if err.is_timeout() {
-                    format!("{} stopped sending mid-answer (timed out)", r.inner.name)
-                } else {
-                    format!("the connection to {} broke mid-answer", r.inner.name)
-                };
-                r.chunks.release(&mut r.queue);
-                r.queue.push_back(Err(ProviderError::Interrupted(message)));
-            }
-        }
     }
 }
 
@@ -315,75 +303,26 @@ pub(crate) async fn drain(response: &mut reqwest::Response) {
         .await;
 }
 
-impl Reading {
-    async fn drain(&mut self) {
-        drain(&mut self.response).await;
-    }
-
-    fn feed(&mut self, bytes: &[u8]) {
-        let Self { parser, chunks, queue, inner, .. } = self;
-        let mut failed = None;
-        let parsed = parser.feed(bytes, |event| {
-            if failed.is_some() {
-                return;
-            }
-            if let Err(err) = chunks.on_data(event.data, queue) {
-                failed = Some(err.into_error(&inner.name, &inner.redactor));
-            }
-        });
-        if let Err(err) = parsed {
-            failed.get_or_insert_with(|| not_sse(inner, &err));
-        }
-        if let Some(err) = failed {
-            chunks.release(queue);
-            queue.push_back(Err(err));
-        }
-    }
-
-    /// The body ended: finish if the upstream said it was done, else the answer was cut short.
-    fn end(&mut self) {
-        if let Err(err) = self.parser.finish() {
-            self.chunks.release(&mut self.queue);
-            self.queue.push_back(Err(not_sse(&self.inner, &err)));
-            return;
-        }
-        if self.chunks.done() {
-            return;
-        }
-        self.chunks.release(&mut self.queue);
-        let item = match self.chunks.finish_reason() {
-            // Some servers end with `finish_reason` and no `[DONE]`: the answer is complete.
-            Some(reason) => Ok(ProviderEvent::Finished(reason)),
-            None => Err(ProviderError::Interrupted(format!(
-                "{} closed the stream before the answer was complete",
-                self.inner.name
-            ))),
-        };
-        self.queue.push_back(item);
-    }
-}
-
-/// The body is not an event stream. The error quotes the line it choked on, which is upstream text
-/// (an echoing proxy's `Authorization: Bearer …`), so it is scrubbed like any other.
-fn not_sse(inner: &Inner, err: &SseError) -> ProviderError {
-    let message = format!("{} sent a response that is not an event stream ({err})", inner.name);
-    ProviderError::Protocol(inner.redactor.scrub(&message))
-}
-
 /// Sends the request and checks the status.
 async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, ProviderError> {
     let reasoning = inner.reasoning.contains(&request.model);
     let body = request_body(inner.max_tokens_field, reasoning, request);
-    let mut http = inner.client.post(&inner.endpoint).json(&body);
-    if let Some(auth) = &inner.authorization {
-        http = http.header(AUTHORIZATION, auth.clone());
-    }
-    let response = http.send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
+    let response =
+        post(inner, &body).send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
     if response.status().is_success() {
         return Ok(response);
     }
     Err(openai_errors::status_error(&inner.name, &request.model, &inner.hint, &inner.redactor, response)
         .await)
+}
+
+/// A POST of `body` to the endpoint, with the key.
+fn post(inner: &Inner, body: &Value) -> reqwest::RequestBuilder {
+    let http = inner.client.post(&inner.endpoint).json(body);
+    match &inner.authorization {
+        Some(auth) => http.header(AUTHORIZATION, auth.clone()),
+        None => http,
+    }
 }
 
 /// The JSON body of a streaming chat-completions request. `reasoning`: the model takes reasoning
@@ -444,6 +383,8 @@ mod tests {
     fn request_body_streams_with_usage_and_the_configured_length_field() {
         let request = GenRequest {
             client: 1,
+            person: 1,
+            key: None,
             model: "llama-3.3-70b".into(),
             messages: vec![ChatMessage::new(Role::User, "hi")],
             params: GenParams { max_tokens: Some(64), temperature: Some(0.3), ..GenParams::default() },
@@ -467,7 +408,14 @@ mod tests {
             verbosity: Some(Verbosity::Low),
             ..GenParams::default()
         };
-        let request = GenRequest { client: 1, model: "gpt-5-codex".into(), messages: Vec::new(), params };
+        let request = GenRequest {
+            client: 1,
+            person: 1,
+            key: None,
+            model: "gpt-5-codex".into(),
+            messages: Vec::new(),
+            params,
+        };
         let body = request_body(MaxTokensField::MaxCompletionTokens, true, &request);
         assert_eq!(body["reasoning_effort"], "xhigh");
         assert_eq!(body["verbosity"], "low");

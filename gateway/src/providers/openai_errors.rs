@@ -25,6 +25,8 @@ pub(crate) enum KeyHint {
     None,
     /// The quick start's variable, unset: a server that wants no key is fine without it.
     Unset(String),
+    /// The person's own key (`allow_user_keys`).
+    User,
 }
 
 /// Largest error body read from an upstream.
@@ -133,6 +135,9 @@ pub(crate) fn classify(name: &str, model: &str, hint: &KeyHint, refusal: Refusal
                     "{name} wants an API key and none is configured; set api_key_env (or api_key) for it in flint.toml{detail}"
                 ),
                 KeyHint::Unset(var) => format!("{name} wants an API key; set {var}{detail}"),
+                KeyHint::User => format!(
+                    "{name} rejected your own key; check it under Keys, or remove it to use this gateway's"
+                ),
             };
             ProviderError::Unauthorized(check)
         }

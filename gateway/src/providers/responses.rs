@@ -31,6 +31,7 @@ pub struct ResponsesProvider {
     models: Vec<ModelConfig>,
 }
 
+#[derive(Clone)]
 struct Inner {
     name: String,
     endpoint: String,
@@ -42,8 +43,11 @@ struct Inner {
     reasoning: HashMap<String, bool>,
     slots: Arc<Slots>,
     limit_configured: bool,
-    /// The WebSocket mode's sockets; `None` with `transport = "http"`.
+    /// The WebSocket mode's sockets; `None` with `transport = "http"`, and for a request with the
+    /// person's own key (the pool's sockets carry the operator's).
     sockets: Option<Arc<Pool>>,
+    /// People may use their own key (`allow_user_keys`).
+    allow_user_keys: bool,
 }
 
 impl std::fmt::Debug for ResponsesProvider {
@@ -63,13 +67,14 @@ impl ResponsesProvider {
         client: reqwest::Client,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
-        let Credentials { authorization, redactor, hint } =
+        let credentials =
             openai::credentials(config.api_key_env.as_deref(), config.api_key.as_deref(), false, env);
         let base = config.base_url.trim_end_matches('/');
         let sockets = (config.transport == ResponsesTransport::Websocket).then(|| {
             let max_age = config.websocket_max_age.unwrap_or(responses_ws::MAX_SOCKET_AGE);
-            Arc::new(Pool::new(&config.name, base, authorization.clone(), max_age))
+            Arc::new(Pool::new(&config.name, base, &credentials, max_age))
         });
+        let Credentials { authorization, redactor, hint } = credentials;
         let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
         Self {
             inner: Arc::new(Inner {
@@ -83,6 +88,7 @@ impl ResponsesProvider {
                 slots: Slots::new(limit),
                 limit_configured: limit.is_some(),
                 sockets,
+                allow_user_keys: config.allow_user_keys,
             }),
             models: config.models.clone(),
         }
@@ -114,6 +120,7 @@ impl Provider for ResponsesProvider {
                     tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
                     reasoning: m.reasoning(),
                     price: m.price(),
+                    user_key: self.inner.allow_user_keys,
                     available: problem.is_none(),
                     problem: problem.clone(),
                 }
@@ -122,11 +129,15 @@ impl Provider for ResponsesProvider {
     }
 
     fn stream(&self, request: GenRequest) -> EventStream {
-        if let Some(problem) = self.problem() {
-            let message = format!("no API key for {}: {problem}", self.inner.name);
-            return Box::pin(futures::stream::once(async move { Err(ProviderError::Unauthorized(message)) }));
-        }
-        let start = State::Start { inner: self.inner.clone(), request };
+        let inner =
+            match openai::key_for(&self.inner.name, &request, self.inner.allow_user_keys, self.problem()) {
+                Ok(None) => self.inner.clone(),
+                Ok(Some(Credentials { authorization, redactor, hint })) => {
+                    Arc::new(Inner { authorization, redactor, hint, sockets: None, ..(*self.inner).clone() })
+                }
+                Err(err) => return Box::pin(futures::stream::once(async move { Err(err) })),
+            };
+        let start = State::Start { inner, request };
         Box::pin(futures::stream::unfold(start, step))
     }
 
@@ -148,7 +159,7 @@ enum State {
 async fn step(state: State) -> Option<(Item, State)> {
     let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
     let (inner, request, slot) = match state {
-        State::Start { inner, request } => match inner.slots.enter(request.client) {
+        State::Start { inner, request } => match inner.slots.enter(request.person) {
             Ok(Entry::Run(slot)) => (inner, request, slot),
             Ok(Entry::Wait(waiter, ahead)) => {
                 let waiter = Box::new(waiter);
@@ -173,9 +184,8 @@ async fn step(state: State) -> Option<(Item, State)> {
         .get(&request.model)
         .copied()
         .unwrap_or_else(|| flint_protocol::guess_reasoning(&request.model));
-    let events = Events::new(&inner.name, &request.model, &inner.hint, &inner.redactor);
     let (request, slot) = match inner.sockets.as_ref().filter(|pool| !pool.http_only()) {
-        Some(pool) => match Turn::start(pool.clone(), request, reasoning, events, slot).await {
+        Some(pool) => match Turn::start(pool.clone(), request, reasoning, slot).await {
             Ok(turn) => {
                 return turn.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Socket)));
             }

@@ -103,7 +103,7 @@ mod tests {
     use super::*;
 
     fn request(messages: Vec<ChatMessage>, params: GenParams) -> GenRequest {
-        GenRequest { client: 1, model: "gpt-5.3-codex".into(), messages, params }
+        GenRequest { client: 1, person: 1, key: None, model: "gpt-5.3-codex".into(), messages, params }
     }
 
     fn user(text: &str) -> ChatMessage {

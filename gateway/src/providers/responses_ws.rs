@@ -6,13 +6,18 @@
 //! preferring the one whose last response the request continues. The server keeps only a
 //! socket's last response (`store: false`), so a request that extends exactly what that response
 //! covered ([`Thread`]) goes as `previous_response_id` plus the new messages, and anything else
-//! goes whole. If the server has lost the response (`previous_response_not_found`), the request is
-//! sent again whole on the same socket, unseen by the person.
+//! goes whole. If a request sent that way fails before any text, for whatever reason (the
+//! server has lost the response, `previous_response_not_found`; or it cannot rebuild the earlier
+//! turns, as LiteLLM in front of llama-cpp-python cannot), it is sent again whole on the same
+//! socket (a new one if that closed), once, unseen by the person. (A person's cancel drops the answer, and with it its socket:
+//! nothing is sent again.)
 //!
 //! Sockets are not reused past [`MAX_SOCKET_AGE`] (the server ends them at 60 minutes), nor after
 //! a cancelled answer (the socket is dropped with the stream, which closes it), and a tab's are
 //! closed when it goes ([`Pool::close_client`]). A server that refuses the handshake has no
-//! WebSocket mode: the provider uses HTTP from then on, as Codex CLI does.
+//! WebSocket mode: the provider uses HTTP from then on, as Codex CLI does; but a 401 or 403 is
+//! the key being rejected, said as the HTTP path says it and not tried over HTTP (where LiteLLM,
+//! for one, answers a wrong key with an unrelated 400).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -27,6 +32,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+use super::openai::Credentials;
+use super::openai::redact::Redactor;
+use super::openai_errors::{self, KeyHint, Refusal, upstream_message};
 use super::responses_events::{Events, Item, Outcome};
 use super::responses_request::{Thread, body};
 use super::slots::Permit;
@@ -58,7 +66,11 @@ pub(crate) struct Pool {
     name: String,
     /// `ws(s)://…/responses`; `None` when `base_url` is neither `http` nor `https`.
     endpoint: Option<String>,
+    /// The operator's key (a request with the person's own goes over HTTP), where it comes from,
+    /// and what scrubs it.
     authorization: Option<HeaderValue>,
+    hint: KeyHint,
+    redactor: Arc<Redactor>,
     max_age: Duration,
     idle: Mutex<HashMap<ClientId, Vec<Socket>>>,
     /// The server refused the WebSocket mode: HTTP from now on.
@@ -70,8 +82,10 @@ pub(crate) struct Pool {
 enum Handshake {
     /// The server has no WebSocket mode (404, 426…) or cannot be reached this way.
     Unsupported(String),
-    /// It refused this handshake (401, 429, 5xx…): HTTP says why.
+    /// It refused this handshake (429, 5xx…): HTTP says why.
     Refused(u16),
+    /// It rejected the key (401, 403).
+    KeyRejected(Refusal),
 }
 
 /// Why a request cannot go over a socket.
@@ -83,13 +97,9 @@ pub(crate) enum Refused {
 }
 
 impl Pool {
-    /// Sockets to `base_url`'s `/responses`; a socket is not reused once `max_age` old.
-    pub(crate) fn new(
-        name: &str,
-        base_url: &str,
-        authorization: Option<HeaderValue>,
-        max_age: Duration,
-    ) -> Self {
+    /// Sockets to `base_url`'s `/responses`, opened with `credentials`; a socket is not reused
+    /// once `max_age` old.
+    pub(crate) fn new(name: &str, base_url: &str, credentials: &Credentials, max_age: Duration) -> Self {
         let endpoint = if let Some(rest) = base_url.strip_prefix("https://") {
             Some(format!("wss://{rest}/responses"))
         } else {
@@ -98,7 +108,9 @@ impl Pool {
         Self {
             name: name.to_owned(),
             endpoint,
-            authorization,
+            authorization: credentials.authorization.clone(),
+            hint: credentials.hint.clone(),
+            redactor: credentials.redactor.clone(),
             max_age,
             idle: Mutex::default(),
             http_only: AtomicBool::new(false),
@@ -183,6 +195,14 @@ impl Pool {
                 status @ (400 | 404 | 405 | 426 | 501) => {
                     Err(Handshake::Unsupported(format!("it answered {status}")))
                 }
+                401 | 403 => {
+                    let upstream =
+                        response.body().as_deref().and_then(|b| upstream_message(b, &self.redactor));
+                    tracing::warn!(provider = %self.name, status = %response.status(), message = upstream.as_deref().unwrap_or(""), "handshake refused: the key was rejected");
+                    let refusal =
+                        Refusal { status: response.status(), upstream, context: false, retry_after: None };
+                    Err(Handshake::KeyRejected(refusal))
+                }
                 status => Err(Handshake::Refused(status)),
             },
             // The error names the host, not the URL's credentials (there are none: the key
@@ -190,6 +210,16 @@ impl Pool {
             Ok(Err(err)) => Err(Handshake::Unsupported(err.to_string())),
             Err(_) => Err(Handshake::Unsupported("the handshake timed out".into())),
         }
+    }
+
+    /// The key was rejected: what the person hears, the same as over HTTP.
+    fn key_rejected(&self, model: &str, refusal: Refusal) -> ProviderError {
+        openai_errors::classify(&self.name, model, &self.hint, refusal)
+    }
+
+    /// A fresh reading of a response to `model`.
+    fn events(&self, model: &str) -> Events {
+        Events::new(&self.name, model, &self.hint, &self.redactor)
     }
 
     /// Gives up on the WebSocket mode, saying so once.
@@ -216,6 +246,8 @@ pub(crate) struct Turn {
     answered: bool,
     /// A fresh socket was opened for this answer: it is not retried again.
     fresh: bool,
+    /// `Started` was handed out: a request sent again does not say it twice.
+    started: bool,
     /// The provider slot this answer holds until it is dropped.
     _slot: Permit,
 }
@@ -226,7 +258,6 @@ impl Turn {
         pool: Arc<Pool>,
         request: GenRequest,
         reasoning: bool,
-        events: Events,
         slot: Permit,
     ) -> Result<Box<Self>, Refused> {
         let reused = pool.checkout(request.client, &request.messages);
@@ -243,8 +274,12 @@ impl Turn {
                     tracing::debug!(provider = %pool.name, status, "handshake refused; this request goes over HTTP");
                     return Err(Refused::UseHttp(Box::new(request), slot));
                 }
+                Err(Handshake::KeyRejected(refusal)) => {
+                    return Err(Refused::Fail(pool.key_rejected(&request.model, refusal)));
+                }
             },
         };
+        let events = pool.events(&request.model);
         let mut turn = Box::new(Self {
             pool,
             socket: Some(socket),
@@ -255,6 +290,7 @@ impl Turn {
             sent_full: false,
             answered: false,
             fresh,
+            started: false,
             _slot: slot,
         });
         if let Err(err) = turn.send(false).await {
@@ -298,6 +334,9 @@ impl Turn {
             Ok(socket) => self.socket = Some(socket),
             Err(Handshake::Unsupported(why)) => return Err(unavailable(why)),
             Err(Handshake::Refused(status)) => return Err(unavailable(format!("it answered {status}"))),
+            Err(Handshake::KeyRejected(refusal)) => {
+                return Err(self.pool.key_rejected(&self.request.model, refusal));
+            }
         }
         self.send(true).await.map_err(|err| unavailable(err.to_string()))
     }
@@ -306,6 +345,11 @@ impl Turn {
     pub(crate) async fn next(mut self: Box<Self>) -> Option<(Item, Option<Box<Self>>)> {
         loop {
             if let Some(item) = self.queue.pop_front() {
+                if let Ok(ProviderEvent::Started { .. }) = item {
+                    if std::mem::replace(&mut self.started, true) {
+                        continue;
+                    }
+                }
                 let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
                 return Some((item, (!last).then_some(self)));
             }
@@ -318,13 +362,12 @@ impl Turn {
                     self.answered = true;
                     match self.events.on_event(text.as_str(), &mut self.queue) {
                         Outcome::Continue => {}
+                        Outcome::Ended if self.continuation_failed() => {
+                            self.resend_whole("the continued request failed before any text").await;
+                        }
                         Outcome::Ended => self.give_back(),
                         Outcome::ResendFull if !self.sent_full => {
-                            tracing::debug!(provider = %self.pool.name, "the server lost the previous response; sending the whole conversation");
-                            if let Err(err) = self.send(true).await {
-                                self.socket = None;
-                                tracing::debug!(error = %err, "resend failed");
-                            }
+                            self.resend_whole("the server lost the previous response").await;
                         }
                         Outcome::ResendFull | Outcome::Reconnect if self.fresh => {
                             let message =
@@ -347,10 +390,46 @@ impl Turn {
                 Some(Err(_) | Ok(Message::Close(_))) | None => {
                     self.socket = None;
                     self.events.end_of_stream(&mut self.queue);
+                    if self.continuation_failed() {
+                        self.resend_whole("the socket closed before the continued request's text").await;
+                    }
                 }
                 // Pings are answered by the library as it reads.
                 Some(Ok(_)) => {}
             }
+        }
+    }
+
+    /// The last frame continued the socket's thread and the answer failed (its error queued)
+    /// before any text: sent whole, it may well be answered.
+    fn continuation_failed(&self) -> bool {
+        !self.sent_full && self.events.answer().is_empty() && matches!(self.queue.back(), Some(Err(_)))
+    }
+
+    /// Sends the request again whole, on this socket while it is open, else on a new one. What
+    /// the failed attempt queued is dropped: the person sees one answer.
+    async fn resend_whole(&mut self, why: &str) {
+        let error = match self.queue.back() {
+            Some(Err(err)) => err.to_string(),
+            _ => String::new(),
+        };
+        tracing::debug!(provider = %self.pool.name, why, error, "sending the whole conversation instead of continuing it");
+        if let Some(Err(ProviderError::Protocol(_))) = self.queue.back() {
+            // A server that broke the protocol on a socket does not get another request on it.
+            self.socket = None;
+        }
+        self.queue.clear();
+        self.events = self.pool.events(&self.request.model);
+        if self.socket.is_some() {
+            match self.send(true).await {
+                Ok(()) => return,
+                Err(err) => {
+                    tracing::debug!(provider = %self.pool.name, error = %err, "the socket closed; opening another")
+                }
+            }
+        }
+        if let Err(err) = self.reopen().await {
+            self.events.fail(&mut self.queue, err);
         }
     }
 

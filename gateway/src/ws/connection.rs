@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 use std::fmt::Display;
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::{Message, Utf8Bytes};
 use flint_protocol::{
-    ClientMessage, ErrorCode, GenParams, PROTOCOL_VERSION, ServerMessage, StartRequest, StreamId,
+    ClientMessage, ErrorCode, GenParams, PROTOCOL_VERSION, Secret, ServerMessage, StartRequest, StreamId,
 };
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
@@ -21,6 +22,8 @@ use tracing::instrument;
 use super::frames::{self, Outgoing};
 use super::stream::{self, StreamJob};
 use crate::AppState;
+use crate::limits::Refusal;
+use crate::person::Person;
 use crate::providers::GenRequest;
 
 /// How often an idle connection is pinged, so proxies do not close it.
@@ -38,6 +41,11 @@ struct Connection<S> {
     sink: S,
     state: AppState,
     conn: u64,
+    person: Person,
+    /// A hash of `person`, the key providers take turns by.
+    person_key: u64,
+    /// The person's own keys, by provider, for this connection only (never logged: `Secret`).
+    keys: HashMap<String, Secret>,
     running: HashMap<StreamId, Running>,
     tasks: JoinSet<StreamId>,
     out: mpsc::Sender<Outgoing>,
@@ -50,7 +58,8 @@ struct Closed;
 ///
 /// Sends `Hello` first; a client that asked for another `protocol` version gets an
 /// `unsupported_version` error and the socket is closed. When the connection ends, all its streams
-/// are cancelled.
+/// are cancelled. A person over their open-tabs limit gets the reason (`rate_limited`) and the
+/// socket is closed.
 #[instrument(skip_all, fields(conn, stream))]
 pub async fn serve_socket<S, R, E>(
     sink: S,
@@ -58,6 +67,7 @@ pub async fn serve_socket<S, R, E>(
     state: AppState,
     conn: u64,
     protocol: Option<&str>,
+    person: Person,
 ) where
     S: Sink<Message> + Unpin,
     S::Error: Display,
@@ -66,7 +76,23 @@ pub async fn serve_socket<S, R, E>(
 {
     tracing::Span::current().record("conn", conn);
     let (out, mut from_streams) = mpsc::channel(OUTGOING_CAPACITY);
-    let mut c = Connection { sink, state, conn, running: HashMap::new(), tasks: JoinSet::new(), out };
+    let person_key = {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        person.hash(&mut hasher);
+        hasher.finish()
+    };
+    let tab = state.people().open_socket(&person);
+    let mut c = Connection {
+        sink,
+        state,
+        conn,
+        person,
+        person_key,
+        keys: HashMap::new(),
+        running: HashMap::new(),
+        tasks: JoinSet::new(),
+        out,
+    };
     tracing::info!("connected");
     let hello =
         ServerMessage::Hello { protocol: PROTOCOL_VERSION, gateway: env!("CARGO_PKG_VERSION").to_owned() };
@@ -80,6 +106,22 @@ pub async fn serve_socket<S, R, E>(
         let _ = c.send(frames::error(None, ErrorCode::UnsupportedVersion, message)).await;
         let _ = c.sink.close().await;
         return;
+    }
+    // Held for the connection's life: the person's place among their open tabs.
+    let _tab = match tab {
+        Ok(tab) => tab,
+        Err(refusal) => {
+            let _ = c.send(refused(None, refusal)).await;
+            let _ = c.sink.close().await;
+            return;
+        }
+    };
+    if let Some(quota) = c.state.people().quota(&c.person) {
+        let resets_in_ms = u64::try_from(quota.resets_in.as_millis()).unwrap_or(u64::MAX);
+        let frame = ServerMessage::Quota { used: quota.used, limit: quota.limit, resets_in_ms };
+        if c.send(frames::encode(&frame)).await.is_err() {
+            return;
+        }
     }
     let shutdown = c.state.shutdown().clone();
     let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);
@@ -180,6 +222,7 @@ where
                 }
                 Ok(())
             }
+            Ok(ClientMessage::UseKey { provider, key }) => self.use_key(provider, key).await,
             Ok(ClientMessage::Ping { nonce }) => {
                 self.send(frames::encode(&ServerMessage::Pong { nonce })).await
             }
@@ -188,6 +231,38 @@ where
                 self.send(frames::error(None, ErrorCode::BadFrame, format!("the frame {what}: {err}"))).await
             }
         }
+    }
+
+    /// Keeps (or forgets) the person's own key for `provider`, if its operator allows that.
+    async fn use_key(&mut self, provider: String, key: Option<Secret>) -> Result<(), Closed> {
+        let allowed = self
+            .state
+            .providers()
+            .iter()
+            .find(|p| p.name() == provider)
+            .map(|p| p.models().first().is_some_and(|m| m.user_key));
+        let refusal = match (allowed, &key) {
+            (_, None) => None,
+            (None, Some(_)) => {
+                Some((ErrorCode::UnknownModel, format!("this gateway has no provider named {provider:?}")))
+            }
+            (Some(false), Some(_)) => Some((
+                ErrorCode::Unauthorized,
+                format!(
+                    "{provider} does not take your own key here; the operator can allow it with allow_user_keys"
+                ),
+            )),
+            (Some(true), Some(_)) => None,
+        };
+        if let Some((code, message)) = refusal {
+            return self.send(frames::error(None, code, message)).await;
+        }
+        tracing::info!(%provider, own_key = key.is_some(), "own key");
+        match key.filter(|k| !k.expose().trim().is_empty()) {
+            Some(key) => self.keys.insert(provider, key),
+            None => self.keys.remove(&provider),
+        };
+        Ok(())
     }
 
     async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
@@ -215,6 +290,17 @@ where
         if let Err(message) = check_sampling(&start.params) {
             return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
         }
+        let key = self.keys.get(provider.name()).cloned();
+        let people = self.state.people();
+        let permitted = if key.is_some() {
+            people.start_stream_own_key(&self.person)
+        } else {
+            people.start_stream(&self.person)
+        };
+        let permit = match permitted {
+            Ok(permit) => permit,
+            Err(refusal) => return self.send(refused(Some(id), refusal)).await,
+        };
         let mut params = start.params;
         params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
         params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
@@ -224,10 +310,18 @@ where
             conn: self.conn,
             id,
             provider,
-            request: GenRequest { client: self.conn, model, messages: start.messages, params },
+            request: GenRequest {
+                client: self.conn,
+                person: self.person_key,
+                key,
+                model,
+                messages: start.messages,
+                params,
+            },
             received_at,
             cancel: cancel.clone(),
             out: self.out.clone(),
+            permit,
         };
         let handle = self.tasks.spawn(stream::run(job));
         self.running.insert(id, Running { cancel, task: handle.id() });
@@ -252,6 +346,17 @@ where
         }
         Ok(())
     }
+}
+
+/// A person's limit reached: `rate_limited`, the sentence and when to retry.
+fn refused(stream: Option<StreamId>, refusal: Refusal) -> Utf8Bytes {
+    let retry_after_ms = refusal.retry_after.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
+    frames::encode(&ServerMessage::Error {
+        stream,
+        code: ErrorCode::RateLimited,
+        message: refusal.message,
+        retry_after_ms,
+    })
 }
 
 /// Refuses sampling values no provider accepts, before any upstream sees them: some answer with

@@ -11,6 +11,7 @@ use futures::StreamExt;
 use serde::Deserialize;
 
 use crate::AppState;
+use crate::person::Who;
 
 mod coalesce;
 mod connection;
@@ -35,6 +36,7 @@ pub async fn handler(
     ws: WebSocketUpgrade,
     Query(params): Query<WsParams>,
     State(state): State<AppState>,
+    Who(person): Who,
 ) -> Response {
     // The socket's own limit is generous; frames between `max_frame_bytes` and this are answered
     // with `prompt_too_large` instead of killing the connection.
@@ -43,6 +45,6 @@ pub async fn handler(
     let protocol = params.protocol;
     ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
         let (sink, incoming) = socket.split();
-        serve_socket(sink, incoming, state, conn, protocol.as_deref()).await;
+        serve_socket(sink, incoming, state, conn, protocol.as_deref(), person).await;
     })
 }

@@ -11,6 +11,7 @@ use tracing::instrument;
 
 use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
+use crate::limits::StreamPermit;
 use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
 
 /// Everything a stream task needs.
@@ -29,6 +30,8 @@ pub(crate) struct StreamJob {
     pub cancel: CancellationToken,
     /// Frames to the connection loop.
     pub out: mpsc::Sender<Outgoing>,
+    /// The person's place among their running streams, charged the tokens generated.
+    pub permit: StreamPermit,
 }
 
 /// The frames of one stream and what they report at the end.
@@ -44,6 +47,7 @@ struct Frames {
     usage: Option<Usage>,
     received_at: Instant,
     first_text_at: Option<Instant>,
+    permit: StreamPermit,
 }
 
 /// The connection loop went away; the stream has no one to report to.
@@ -52,7 +56,7 @@ struct Gone;
 /// Runs the stream to its end; returns its id.
 #[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
 pub(crate) async fn run(job: StreamJob) -> StreamId {
-    let StreamJob { id, provider, request, received_at, cancel, out, .. } = job;
+    let StreamJob { id, provider, request, received_at, cancel, out, permit, .. } = job;
     let mut frames = Frames {
         id,
         provider: provider.name().to_owned(),
@@ -65,6 +69,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         usage: None,
         received_at,
         first_text_at: None,
+        permit,
     };
     // `auto_continue` arrives capped by `server.max_auto_continue` (see `connection.rs`).
     let mut upstream = match request.params.auto_continue {
@@ -139,6 +144,8 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     };
     if result.is_err() {
         tracing::debug!("connection closed before the stream ended");
+        // No Done was sent: charge what was generated anyway.
+        frames.permit.charge(frames.chunks);
     }
     id
 }
@@ -200,6 +207,7 @@ impl Frames {
             total_ms = metrics.total_ms,
             "stream done"
         );
+        self.charge(usage.completion_tokens).await?;
         let frame = frames::encode(&ServerMessage::Done { stream: self.id, finish, usage, metrics });
         self.send(frame, true).await
     }
@@ -207,6 +215,7 @@ impl Frames {
     /// Reports `err` after the text received before it.
     async fn fail(&mut self, err: ProviderError) -> Result<(), Gone> {
         self.flush(Instant::now()).await?;
+        self.charge(self.usage.map_or(self.chunks, |u| u.completion_tokens)).await?;
         let code: ErrorCode = err.code();
         tracing::info!(?code, message = %err, "stream failed");
         let retry_after_ms = err.retry_after().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -217,6 +226,17 @@ impl Frames {
             retry_after_ms,
         });
         self.send(frame, true).await
+    }
+
+    /// Counts the stream's tokens against the person's day, and tells the page what is left
+    /// before the stream's last frame, so its meter is current when the stream ends.
+    async fn charge(&mut self, tokens: u32) -> Result<(), Gone> {
+        self.permit.charge(tokens);
+        let Some(quota) = self.permit.quota() else { return Ok(()) };
+        let resets_in_ms = u64::try_from(quota.resets_in.as_millis()).unwrap_or(u64::MAX);
+        let frame =
+            frames::encode(&ServerMessage::Quota { used: quota.used, limit: quota.limit, resets_in_ms });
+        self.send(frame, false).await
     }
 
     fn metrics(&self, now: Instant, tokens: u32) -> StreamMetrics {

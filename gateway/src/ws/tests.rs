@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use super::serve_socket;
 use crate::AppState;
 use crate::config::{Config, ServerConfig};
+use crate::person::Person;
 use crate::providers::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 
 /// Answers by model name; counts dropped streams so tests can see cancels reach the provider, and
@@ -52,6 +53,7 @@ impl Provider for Fake {
                 tokenizer: Default::default(),
                 reasoning: false,
                 price: None,
+                user_key: false,
                 available: true,
                 problem: None,
             })
@@ -115,7 +117,9 @@ fn connect_as(conn: u64, server: ServerConfig, protocol: Option<&'static str>) -
     let state = AppState::new(&config, vec![fake.clone() as Arc<dyn Provider>]);
     let (to_gateway, incoming) = unbounded();
     let (sink, from_gateway) = unbounded();
-    let connection = tokio::spawn(async move { serve_socket(sink, incoming, state, conn, protocol).await });
+    let connection = tokio::spawn(async move {
+        serve_socket(sink, incoming, state, conn, protocol, Person::Anonymous([127, 0, 0, 1].into())).await
+    });
     Client { to_gateway, from_gateway, connection, fake }
 }
 

@@ -70,6 +70,7 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
             .collect(),
         max_tokens_field: Default::default(),
         max_concurrent: None,
+        allow_user_keys: false,
     })
 }
 
@@ -123,6 +124,8 @@ pub async fn handshake(
 
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// Longest wait for the next frame (10 s; real servers on a busy machine need more).
+    pub patience: Duration,
     /// Every text frame received, verbatim, to check nothing leaks.
     pub raw: Vec<String>,
 }
@@ -140,13 +143,26 @@ impl Client {
     /// Connects as a page of the gateway's own origin would, and checks the `Hello`.
     pub async fn connect(addr: SocketAddr) -> Self {
         let ws = handshake(addr, Some(&format!("http://{addr}"))).await.expect("WebSocket handshake");
-        let mut client = Self { ws, raw: Vec::new() };
+        let mut client = Self { ws, raw: Vec::new(), patience: Duration::from_secs(10) };
         let hello = client.next().await;
         assert!(
             matches!(hello, ServerMessage::Hello { protocol: 1, .. }),
             "first frame must be Hello: {hello:?}"
         );
         client
+    }
+
+    /// Connects from another local address (`127.0.0.2`…): another person, as the gateway's
+    /// per-person limits see anonymous people. Returns the socket before reading anything.
+    pub async fn connect_from(addr: SocketAddr, local: std::net::IpAddr) -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.bind(SocketAddr::new(local, 0)).expect("bind a loopback address");
+        let tcp = socket.connect(addr).await.expect("connect");
+        let mut request = format!("ws://{addr}/ws?protocol=1").into_client_request().expect("request");
+        request.headers_mut().insert("origin", format!("http://{addr}").parse().expect("origin"));
+        let (ws, _) =
+            tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(tcp)).await.expect("handshake");
+        Self { ws, raw: Vec::new(), patience: Duration::from_secs(10) }
     }
 
     pub async fn send_raw(&mut self, text: &str) {
@@ -170,9 +186,9 @@ impl Client {
 
     pub async fn next(&mut self) -> ServerMessage {
         loop {
-            let message = tokio::time::timeout(Duration::from_secs(10), self.ws.next())
+            let message = tokio::time::timeout(self.patience, self.ws.next())
                 .await
-                .expect("a frame within 10 s")
+                .unwrap_or_else(|_| panic!("no frame within {:?}", self.patience))
                 .expect("socket open")
                 .expect("frame readable");
             if let Message::Text(text) = message {
@@ -222,5 +238,28 @@ impl Client {
         let (mut done, others) = self.collect(&[stream]).await;
         assert!(others.is_empty(), "unexpected frames: {others:?}");
         done.remove(0).1
+    }
+}
+
+/// Opens `/ws` as the gateway's own page would, with `cookie` (a signed-in browser); the
+/// gateway's refusal is the error.
+pub async fn handshake_with_cookie(
+    addr: SocketAddr,
+    cookie: &str,
+) -> Result<WebSocketStream<MaybeTlsStream<TcpStream>>, tokio_tungstenite::tungstenite::Error> {
+    let mut request = format!("ws://{addr}/ws?protocol=1").into_client_request()?;
+    request.headers_mut().insert("origin", format!("http://{addr}").parse().expect("origin header"));
+    request.headers_mut().insert("cookie", cookie.parse().expect("cookie header"));
+    tokio_tungstenite::connect_async(request).await.map(|(ws, _)| ws)
+}
+
+impl Client {
+    /// Like [`Client::connect`], signed in with `cookie` (`flint_session=…`).
+    pub async fn connect_with_cookie(addr: SocketAddr, cookie: &str) -> Self {
+        let ws = handshake_with_cookie(addr, cookie).await.expect("WebSocket handshake");
+        let mut client = Self { ws, raw: Vec::new(), patience: Duration::from_secs(10) };
+        let hello = client.next().await;
+        assert!(matches!(hello, ServerMessage::Hello { .. }), "first frame must be Hello: {hello:?}");
+        client
     }
 }

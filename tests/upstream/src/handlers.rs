@@ -15,8 +15,9 @@ use crate::continuation::{self, Continuation};
 use crate::log::RequestRecord;
 use crate::paced::{self, Answer};
 use crate::script::{
-    self, CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
-    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT,
+    self, CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, DROP_MIDWAY_TEXT, GARBAGE_BODY,
+    LEAK_PREFIX, LEAK_SUFFIX, Leak, NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT,
+    WHOLE_ONLY_TEXT,
 };
 
 /// `POST /v1/chat/completions`.
@@ -53,6 +54,7 @@ pub(crate) async fn chat_completions(
         finished: answer.is_none(),
         closed_early: false,
         authorization,
+        key_tail: key_tail(key),
         interrupted: false,
         responses: None,
     });
@@ -70,6 +72,11 @@ pub(crate) async fn chat_completions(
 /// What `key` is when the request carried no `Authorization: Bearer`.
 pub(crate) const NO_KEY: &str = "no-key-was-sent";
 
+/// The end of a key, for the log ([`RequestRecord::key_tail`]).
+pub(crate) fn key_tail(key: &str) -> Option<String> {
+    (key != NO_KEY).then(|| key.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect())
+}
+
 /// Decides the answer: either a complete response, or an [`Answer`] to stream; `key` is the
 /// request's bearer token, for the scripts that echo it.
 fn respond(
@@ -83,6 +90,9 @@ fn respond(
         return error(StatusCode::BAD_REQUEST, "the request body is not JSON", "invalid_request_error");
     }
     if body.get("stream").and_then(Value::as_bool) != Some(true) {
+        if Script::parse(model) == Script::ContextEmptyStream {
+            return error(StatusCode::BAD_REQUEST, CONTEXT_UNSTREAMED, "context_length_exceeded");
+        }
         return error(
             StatusCode::BAD_REQUEST,
             "this server only streams: set \"stream\": true",
@@ -159,6 +169,12 @@ fn respond(
             return (StatusCode::UNAUTHORIZED, (StatusCode::UNAUTHORIZED, Json(body)).into_response(), None);
         }
         Script::WantsKey => (escaped_tokens(WANTS_KEY_TEXT), None, true),
+        Script::WholeOnly => (escaped_tokens(WHOLE_ONLY_TEXT), None, true),
+        Script::ContextEmptyStream | Script::EmptyStream => {
+            // llama-cpp-python refuses a prompt beyond its window after its `200` and headers.
+            let response = ([(header::CONTENT_TYPE, "text/event-stream")], "").into_response();
+            return (StatusCode::OK, response, None);
+        }
         Script::Leak(leak @ (Leak::Masked | Leak::Upper | Leak::Spaced | Leak::Piece)) => {
             let message = format!("Invalid request made with {}; see the docs", leak.disguise(key));
             return error(StatusCode::BAD_REQUEST, &message, "invalid_request_error");

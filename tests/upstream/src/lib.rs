@@ -4,8 +4,8 @@
 //! (see [`Script`]): `<fixture>` or `<fixture>@<tokens_per_s>` streams `<fixtures>/<fixture>.md`
 //! (or a text registered with [`Options::inline`]) cut into ~4-character tokens, one `data:` event
 //! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
-//! `drop-midway`, `garbage`, `no-finish`, `empty-answer`, `ctx-*` and `wants-key` misbehave in the
-//! named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
+//! `drop-midway`, `garbage`, `no-finish`, `empty-answer`, `ctx-*`, `wants-key` and `whole-only`
+//! misbehave in the named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
 //! browser. With [`Options::single_slot`] it serves one answer at a time and interrupts it for the
 //! next, as llama-cpp-python does. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
 //! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. An answer stops at the request's
@@ -45,8 +45,9 @@ mod script;
 pub use continuation::Continuation;
 pub use log::{RequestRecord, ResponsesRecord, SocketRecord};
 pub use script::{
-    CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
-    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT, tokenize,
+    CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, CONTINUATION_FAILURE, DROP_MIDWAY_TEXT,
+    GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT,
+    WHOLE_ONLY_TEXT, tokenize,
 };
 
 /// How the server behaves.
@@ -74,6 +75,10 @@ pub struct Options {
     pub input_token_cost: Duration,
     /// Whether `GET /v1/responses` opens a WebSocket (else 404, as a server without that mode).
     pub responses_websocket: bool,
+    /// The only key `/v1/responses` accepts, as LiteLLM without a database: another key's
+    /// handshake is refused with 403, and its HTTP request with 400 "No connected db.". `None`
+    /// (the default): any key, or none.
+    pub responses_key: Option<String>,
 }
 
 /// The context window the server reports, in the places real servers do. Each `None` leaves that
@@ -105,7 +110,14 @@ impl Options {
             setup_delay: Duration::ZERO,
             input_token_cost: Duration::ZERO,
             responses_websocket: true,
+            responses_key: None,
         }
+    }
+
+    /// Accepts only `key` at `/v1/responses` (see [`Options::responses_key`]).
+    pub fn responses_key(mut self, key: impl Into<String>) -> Self {
+        self.responses_key = Some(key.into());
+        self
     }
 
     /// Waits `delay` before each Responses request and handshake (see [`Options::setup_delay`]).

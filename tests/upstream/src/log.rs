@@ -29,6 +29,10 @@ pub struct RequestRecord {
     /// The request carried an `Authorization` header (a keyless provider must send none).
     #[serde(default)]
     pub authorization: bool,
+    /// The last four characters of the key sent, to tell which key a request went with (never
+    /// the whole key).
+    #[serde(default)]
+    pub key_tail: Option<String>,
     /// A later request ended this answer early (a single-slot server, [`crate::Options::single_slot`]).
     #[serde(default)]
     pub interrupted: bool,
@@ -68,7 +72,8 @@ pub struct SocketRecord {
     pub requests: u32,
     /// The socket has closed (either side).
     pub closed: bool,
-    /// The handshake was refused ([`crate::Options::without_responses_websocket`]): no socket.
+    /// The handshake was refused ([`crate::Options::without_responses_websocket`], or a key
+    /// other than [`crate::Options::responses_key`]): no socket.
     pub refused: bool,
 }
 

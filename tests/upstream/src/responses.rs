@@ -177,7 +177,7 @@ pub(crate) fn prepare(shared: &Shared, body: Value, origin: Origin<'_>) -> Prepa
         let message = format!("Previous response with id '{previous}' not found.");
         Decision::Refuse { status: 400, code: "previous_response_not_found", message }
     } else {
-        decide(shared, &create.model, key)
+        decide(shared, &create.model, key, create.previous.is_some())
     };
     let streams = matches!(decision, Decision::Stream(_));
     let response_id = streams
@@ -196,6 +196,7 @@ pub(crate) fn prepare(shared: &Shared, body: Value, origin: Origin<'_>) -> Prepa
         finished: !streams,
         closed_early: false,
         authorization: key != NO_KEY,
+        key_tail: crate::handlers::key_tail(&key),
         interrupted: false,
         responses: Some(ResponsesRecord {
             transport: if socket.is_some() { "websocket" } else { "http" }.into(),
@@ -251,6 +252,9 @@ pub(crate) async fn http(
         body.get("previous_response_id").and_then(Value::as_str).map(|id| shared.responses.stored(id));
     let invalid = if body.is_null() {
         Some("the request body is not JSON")
+    } else if shared.options.responses_key.as_deref().is_some_and(|only| only != bearer(&headers)) {
+        // LiteLLM without a database looks any key but its master key up in one.
+        Some("No connected db.")
     } else if body.get("stream").and_then(Value::as_bool) != Some(true) {
         Some("this server only streams: set \"stream\": true")
     } else {

@@ -11,8 +11,8 @@ use tokio::time::Instant;
 use crate::Shared;
 use crate::handlers::{NO_KEY, escaped_tokens, load};
 use crate::script::{
-    self, CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, DROP_MIDWAY_TEXT, GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak,
-    NO_FINISH_TEXT, Script, WANTS_KEY_TEXT,
+    self, CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, CONTINUATION_FAILURE, DROP_MIDWAY_TEXT,
+    GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, NO_FINISH_TEXT, Script, WANTS_KEY_TEXT, WHOLE_ONLY_TEXT,
 };
 
 /// How a streamed answer ends.
@@ -54,8 +54,9 @@ pub(crate) enum Decision {
     Garbage(String),
 }
 
-/// The answer the request's `model` asks for (see [`Script`]); `key` is the bearer token.
-pub(crate) fn decide(shared: &Shared, model: &str, key: &str) -> Decision {
+/// The answer the request's `model` asks for (see [`Script`]); `key` is the bearer token;
+/// `continued`: the request continues an earlier response.
+pub(crate) fn decide(shared: &Shared, model: &str, key: &str, continued: bool) -> Decision {
     let refuse = |status, code, message: &str| Decision::Refuse { status, code, message: message.to_owned() };
     let stream = |text: &str, rate: Option<f64>, end: End| {
         let interval = script::interval(rate.unwrap_or(shared.options.rate));
@@ -99,8 +100,14 @@ pub(crate) fn decide(shared: &Shared, model: &str, key: &str) -> Decision {
         Script::DropMidway { rate } => stream(DROP_MIDWAY_TEXT, rate, End::Drop),
         Script::NoFinish => stream(NO_FINISH_TEXT, None, End::Drop),
         Script::EmptyAnswer => stream("", None, End::Completed),
+        Script::EmptyStream => Decision::Garbage(String::new()),
         Script::WantsKey if key == NO_KEY => refuse(401, "invalid_api_key", "Invalid API Key"),
         Script::WantsKey => stream(WANTS_KEY_TEXT, None, End::Completed),
+        Script::WholeOnly if continued => {
+            stream("", None, End::Failed { code: "server_error", message: CONTINUATION_FAILURE.into() })
+        }
+        Script::WholeOnly => stream(WHOLE_ONLY_TEXT, None, End::Completed),
+        Script::ContextEmptyStream => refuse(400, "context_length_exceeded", CONTEXT_UNSTREAMED),
         Script::Garbage => Decision::Garbage(GARBAGE_BODY.to_owned()),
         Script::Leak(Leak::NotSse) => Decision::Garbage(format!("Authorization: Bearer {key}\n\n")),
         Script::Leak(leak @ (Leak::Masked | Leak::Upper | Leak::Spaced | Leak::Piece)) => refuse(

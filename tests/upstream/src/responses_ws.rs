@@ -27,7 +27,8 @@ pub(crate) async fn websocket(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let key = bearer(&headers);
-    let refused = !shared.options.responses_websocket;
+    let wrong_key = shared.options.responses_key.as_deref().is_some_and(|only| only != key);
+    let refused = !shared.options.responses_websocket || wrong_key;
     let id = {
         let mut sockets = shared.responses.sockets.lock().unwrap_or_else(|e| e.into_inner());
         let id = sockets.len() as u64 + 1;
@@ -35,6 +36,10 @@ pub(crate) async fn websocket(
         sockets.push(SocketRecord { id, peer, authorization, requests: 0, closed: refused, refused });
         id
     };
+    if wrong_key {
+        let error = error_json(403, "invalid_api_key", "Authentication Error: invalid proxy server token");
+        return (StatusCode::FORBIDDEN, Json(json!({ "error": error }))).into_response();
+    }
     if refused {
         let error = error_json(404, "not_found", "this server has no WebSocket mode");
         return (StatusCode::NOT_FOUND, Json(json!({ "error": error }))).into_response();

@@ -24,6 +24,20 @@ pub const WANTS_KEY_TEXT: &str = "Your key was accepted.";
 pub const CONTEXT_MIDSTREAM: &str =
     "This model's maximum context length is 2048 tokens. However, you requested 6015 tokens.";
 
+/// What `ctx-empty-stream` answers when asked without `stream` (llama-cpp-python's words for a
+/// prompt beyond its `--n_ctx 2048`).
+pub const CONTEXT_UNSTREAMED: &str = "This model's maximum context length is 2048 tokens. However, you \
+     requested 3016 tokens (3015 in the messages, 1 in the completion). Please reduce the length of the \
+     messages or completion.";
+
+/// What `whole-only` streams when the conversation comes whole.
+pub const WHOLE_ONLY_TEXT: &str = "Sent whole, the conversation is answered.";
+
+/// How `whole-only` fails a Responses request that continues an earlier response (LiteLLM's
+/// words when llama-cpp-python refuses the earlier turns as LiteLLM rebuilds them).
+pub const CONTINUATION_FAILURE: &str = "litellm.InternalServerError: InternalServerError: \
+     LlamafileException - 10 validation errors";
+
 /// One behaviour, chosen by the request's `model` field.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Script {
@@ -60,8 +74,17 @@ pub enum Script {
     /// Start streaming, then send an error event saying the prompt is too long
     /// ([`CONTEXT_MIDSTREAM`]).
     ContextMidstream,
+    /// A prompt beyond the window, as llama-cpp-python answers it: streamed, `200` and an empty
+    /// body (its reason goes only to its log); unstreamed, 400 [`CONTEXT_UNSTREAMED`].
+    ContextEmptyStream,
+    /// `200` and an empty body, for no reason it tells (unstreamed, it is refused as any model is).
+    EmptyStream,
     /// Answer 401 unless the request carries a key: a server started with `--api-key`.
     WantsKey,
+    /// Stream [`WHOLE_ONLY_TEXT`]; a Responses request continuing an earlier response
+    /// (`previous_response_id`) fails before any text with [`CONTINUATION_FAILURE`], as LiteLLM in
+    /// front of llama-cpp-python does.
+    WholeOnly,
     /// Echo the key the request carried (its `Authorization: Bearer`), the way a buggy or hostile
     /// upstream might, for tests that check it never reaches a browser.
     Leak(Leak),
@@ -139,7 +162,10 @@ impl Script {
             "ctx-2048-refusal" => Self::ContextRefusal,
             "ctx-size-refusal" => Self::ContextSizeRefusal,
             "ctx-midstream" => Self::ContextMidstream,
+            "ctx-empty-stream" => Self::ContextEmptyStream,
+            "empty-stream" => Self::EmptyStream,
             "wants-key" => Self::WantsKey,
+            "whole-only" => Self::WholeOnly,
             "leak-model" => Self::Leak(Leak::Model),
             "leak-masked" => Self::Leak(Leak::Masked),
             "leak-upper" => Self::Leak(Leak::Upper),
@@ -153,7 +179,7 @@ impl Script {
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 20] = [
+    pub const SPECIAL: [&'static str; 23] = [
         "fail-429",
         "fail-500",
         "fail-401",
@@ -165,7 +191,10 @@ impl Script {
         "ctx-2048-refusal",
         "ctx-size-refusal",
         "ctx-midstream",
+        "ctx-empty-stream",
+        "empty-stream",
         "wants-key",
+        "whole-only",
         "leak-model",
         "leak-masked",
         "leak-upper",

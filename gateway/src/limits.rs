@@ -1,0 +1,286 @@
+//! What one person may use: open tabs, running generations, starts per minute and generated tokens
+//! per day, kept per [`Person`] (not per socket, so more tabs buy nothing).
+//!
+//! Every refusal is a sentence naming the setting, with when to retry. Counts live in memory: one
+//! gateway's view (several gateways sharing quotas is issue 13's store).
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::config::{LimitsConfig, PersonLimits};
+use crate::person::Person;
+
+const DAY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Why a person may not do more now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// What to tell them.
+    pub message: String,
+    /// When trying again makes sense.
+    pub retry_after: Option<Duration>,
+}
+
+/// Tokens generated today and the daily quota, for the page's meter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuotaStatus {
+    /// Generated today (UTC).
+    pub used: u64,
+    /// The day's quota.
+    pub limit: u64,
+    /// Until the quota is renewed.
+    pub resets_in: Duration,
+}
+
+/// Per-person counts.
+#[derive(Debug, Default)]
+struct Counts {
+    sockets: u32,
+    streams: u32,
+    /// The UTC day (days since the epoch) `tokens` belongs to.
+    day: u64,
+    tokens: u64,
+}
+
+/// The limits of every person; shared by all connections.
+pub struct Limits {
+    signed_in: PersonLimits,
+    anonymous: PersonLimits,
+    /// Listening on loopback: anyone is the machine's owner and gets `signed_in`'s limits.
+    loopback: bool,
+    counts: Mutex<HashMap<Person, Counts>>,
+    signed_in_starts: Option<DefaultKeyedRateLimiter<Person>>,
+    anonymous_starts: Option<DefaultKeyedRateLimiter<Person>>,
+    /// The wall clock, for the day the token quota counts (tests move it).
+    now: fn() -> SystemTime,
+}
+
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field("signed_in", &self.signed_in)
+            .field("anonymous", &self.anonymous)
+            .finish()
+    }
+}
+
+impl Limits {
+    /// Limits as configured; `loopback` when the gateway listens only on loopback.
+    pub fn new(config: &LimitsConfig, loopback: bool) -> Arc<Self> {
+        Self::with_clock(config, loopback, SystemTime::now)
+    }
+
+    /// The same with another wall clock.
+    pub fn with_clock(config: &LimitsConfig, loopback: bool, now: fn() -> SystemTime) -> Arc<Self> {
+        let starts = |limits: &PersonLimits| {
+            NonZeroU32::new(limits.starts_per_minute).map(|n| RateLimiter::dashmap(Quota::per_minute(n)))
+        };
+        Arc::new(Self {
+            signed_in: config.signed_in,
+            anonymous: config.anonymous,
+            loopback,
+            counts: Mutex::new(HashMap::new()),
+            signed_in_starts: starts(&config.signed_in),
+            anonymous_starts: starts(&config.anonymous),
+            now,
+        })
+    }
+
+    fn of(&self, person: &Person) -> (&PersonLimits, Option<&DefaultKeyedRateLimiter<Person>>, &'static str) {
+        match person {
+            Person::Anonymous(_) if !self.loopback => {
+                (&self.anonymous, self.anonymous_starts.as_ref(), "limits.anonymous")
+            }
+            _ => (&self.signed_in, self.signed_in_starts.as_ref(), "limits.signed_in"),
+        }
+    }
+
+    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<Person, Counts>> {
+        self.counts.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new tab for `person`, held until the guard is dropped.
+    pub fn open_socket(self: &Arc<Self>, person: &Person) -> Result<SocketGuard, Refusal> {
+        let (limits, _, section) = self.of(person);
+        let mut counts = self.counts();
+        let entry = counts.entry(person.clone()).or_default();
+        if limits.sockets > 0 && entry.sockets >= limits.sockets {
+            let message = format!(
+                "{} already has {} Flint tabs open, the most this gateway allows ({section}.sockets); close one",
+                whom(person),
+                entry.sockets
+            );
+            return Err(Refusal { message, retry_after: Some(Duration::from_secs(10)) });
+        }
+        entry.sockets += 1;
+        Ok(SocketGuard { limits: Arc::clone(self), person: person.clone() })
+    }
+
+    /// A new generation for `person`: within their running streams, their starts per minute and
+    /// their tokens today. Held until the permit is dropped; charge it the tokens it generated.
+    pub fn start_stream(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
+        let (limits, starts, section) = self.of(person);
+        let today = self.day();
+        {
+            let mut counts = self.counts();
+            let entry = counts.entry(person.clone()).or_default();
+            entry.roll(today);
+            if limits.streams > 0 && entry.streams >= limits.streams {
+                return Err(too_many_streams(person, entry.streams, section));
+            }
+            if limits.tokens_per_day > 0 && entry.tokens >= limits.tokens_per_day {
+                let message = format!(
+                    "{} used today's {} generated tokens ({section}.tokens_per_day); the quota renews at \
+                     midnight UTC",
+                    whom(person),
+                    limits.tokens_per_day
+                );
+                return Err(Refusal { message, retry_after: Some(self.until_tomorrow()) });
+            }
+            if let Some(starts) = starts
+                && let Err(not_until) = starts.check_key(person)
+            {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let message = format!(
+                    "{} started {} generations in the last minute, the most this gateway allows \
+                     ({section}.starts_per_minute); try again in {} s",
+                    whom(person),
+                    limits.starts_per_minute,
+                    wait.as_secs().max(1)
+                );
+                return Err(Refusal { message, retry_after: Some(wait) });
+            }
+            entry.streams += 1;
+        }
+        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: false })
+    }
+
+    /// A generation on the person's own key: the operator's quotas (starts per minute, tokens per
+    /// day) do not apply, but running streams still count, as they hold the gateway's memory.
+    pub fn start_stream_own_key(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
+        let (limits, _, section) = self.of(person);
+        let mut counts = self.counts();
+        let entry = counts.entry(person.clone()).or_default();
+        if limits.streams > 0 && entry.streams >= limits.streams {
+            return Err(too_many_streams(person, entry.streams, section));
+        }
+        entry.streams += 1;
+        // Charged already: its tokens are not the operator's to count.
+        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: true })
+    }
+
+    /// Today's token quota and use, when `person` has one.
+    pub fn quota(&self, person: &Person) -> Option<QuotaStatus> {
+        let (limits, _, _) = self.of(person);
+        (limits.tokens_per_day > 0).then(|| {
+            let today = self.day();
+            let used = self.counts().get(person).filter(|c| c.day == today).map_or(0, |c| c.tokens);
+            QuotaStatus { used, limit: limits.tokens_per_day, resets_in: self.until_tomorrow() }
+        })
+    }
+
+    fn day(&self) -> u64 {
+        (self.now)().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() / DAY.as_secs()
+    }
+
+    fn until_tomorrow(&self) -> Duration {
+        let since = (self.now)().duration_since(UNIX_EPOCH).unwrap_or_default();
+        DAY - Duration::from_secs(since.as_secs() % DAY.as_secs())
+    }
+
+    /// Forgets people with nothing open and nothing counted today, so the map stays as small as
+    /// the set of people active today.
+    pub fn prune(&self) {
+        let today = self.day();
+        self.counts().retain(|_, c| c.sockets > 0 || c.streams > 0 || (c.day == today && c.tokens > 0));
+        for starts in [&self.signed_in_starts, &self.anonymous_starts].into_iter().flatten() {
+            starts.retain_recent();
+        }
+    }
+}
+
+impl Counts {
+    fn roll(&mut self, today: u64) {
+        if self.day != today {
+            self.day = today;
+            self.tokens = 0;
+        }
+    }
+}
+
+fn too_many_streams(person: &Person, running: u32, section: &str) -> Refusal {
+    let message = format!(
+        "{} already runs {running} generations, the most this gateway allows at once ({section}.streams); \
+         wait for one to finish or cancel one",
+        whom(person)
+    );
+    Refusal { message, retry_after: Some(Duration::from_secs(2)) }
+}
+
+fn whom(person: &Person) -> String {
+    match person {
+        Person::User(name) => name.clone(),
+        Person::Anonymous(ip) if ip.is_loopback() => "this machine".into(),
+        Person::Anonymous(ip) => format!("your address ({ip})"),
+    }
+}
+
+/// An open tab, counted until dropped.
+#[derive(Debug)]
+pub struct SocketGuard {
+    limits: Arc<Limits>,
+    person: Person,
+}
+
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        if let Some(c) = self.limits.counts().get_mut(&self.person) {
+            c.sockets = c.sockets.saturating_sub(1);
+        }
+    }
+}
+
+/// A running generation, counted until dropped.
+#[derive(Debug)]
+pub struct StreamPermit {
+    limits: Arc<Limits>,
+    person: Person,
+    charged: bool,
+}
+
+impl StreamPermit {
+    /// Counts the tokens the generation produced against today's quota; once (later calls are
+    /// ignored, so the end of a stream may charge from more than one path).
+    pub fn charge(&mut self, tokens: u32) {
+        if std::mem::replace(&mut self.charged, true) {
+            return;
+        }
+        let today = self.limits.day();
+        let mut counts = self.limits.counts();
+        let entry = counts.entry(self.person.clone()).or_default();
+        entry.roll(today);
+        entry.tokens += u64::from(tokens);
+    }
+
+    /// The person's quota after this stream, for the page's meter.
+    pub fn quota(&self) -> Option<QuotaStatus> {
+        self.limits.quota(&self.person)
+    }
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        if let Some(c) = self.limits.counts().get_mut(&self.person) {
+            c.streams = c.streams.saturating_sub(1);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod tests;

@@ -1,0 +1,55 @@
+//! Who is asking: the identity limits and quotas are kept for.
+//!
+//! Set on every request by the sign-in layer (`auth`): a signed-in person by their account, anyone
+//! else by their address. Limits are per person, not per socket, so opening more tabs buys nothing.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::request::Parts;
+
+/// The person behind a request, as a request extension.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Person {
+    /// Signed in with an access token (its name), or named by a trusted authenticating proxy.
+    User(String),
+    /// Not signed in: known only by address. IPv6 addresses are kept whole; a /64 per person is a
+    /// later refinement.
+    Anonymous(IpAddr),
+}
+
+impl Person {
+    /// For logs and error messages: the account name, or "this address".
+    pub fn describe(&self) -> String {
+        match self {
+            Self::User(name) => name.clone(),
+            Self::Anonymous(ip) => format!("anonymous ({ip})"),
+        }
+    }
+
+    /// Whether the person signed in.
+    pub fn signed_in(&self) -> bool {
+        matches!(self, Self::User(_))
+    }
+}
+
+/// The person a handler serves: as the sign-in layer named them, else by the peer's address (a
+/// router built without that layer, as in some tests).
+#[derive(Debug, Clone)]
+pub struct Who(pub Person);
+
+impl<S: Send + Sync> FromRequestParts<S> for Who {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
+        if let Some(person) = parts.extensions.get::<Person>() {
+            return Ok(Self(person.clone()));
+        }
+        let ip = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::from([127, 0, 0, 1]), |ConnectInfo(peer)| peer.ip());
+        Ok(Self(Person::Anonymous(ip)))
+    }
+}
