@@ -127,7 +127,7 @@ ${toml}
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    url, port, proc, log,
+    url, port, proc, log, config, dir,
     stop() {
       return new Promise((ok) => {
         if (proc.exitCode !== null) return ok();

@@ -3,6 +3,10 @@
 // streams (outside the quota), never in the saved session or a share link.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import {
   assertEventually, launchBrowser, openFlint, savedSession, startGateway, startUpstream, waitForStatus,
@@ -76,4 +80,38 @@ test('the daily quota is shown, spent, and refused with when it renews; an own k
   assert.match(shared, /after a reload/, 'the link does not decode');
   assert.ok(!shared.includes(OWN_KEY), 'the key is in a share link');
   await context.close();
+});
+
+test('with access tokens, a visitor is sent to sign in, and the token signs them in to a working Flint', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flint-auth-'));
+  const gateway = await startGateway({
+    upstreamUrl: flint.upstream.url,
+    toml: `[auth]\nmode = "tokens"\ndatabase = ${JSON.stringify(join(dir, 'auth.sqlite3'))}\n`,
+  });
+  try {
+    const bin = process.env.FLINT_GATEWAY_BIN ?? join(import.meta.dirname, '../../target/release/flint-gateway');
+    const printed = execFileSync(bin, ['token', 'create', 'alice', '--config', gateway.config]).toString();
+    const token = /flint_[A-Za-z0-9_-]+/.exec(printed)?.[0];
+    assert.ok(token, `no token printed: ${printed}`);
+
+    const context = await flint.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(gateway.url + '/');
+    assert.match(page.url(), /\/signin$/, 'a visitor without a session was not sent to sign in');
+    await page.locator('#token').fill('flint_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    assert.match(await page.content(), /not|invalid|unknown/i, 'a wrong token was not refused with a sentence');
+    await page.goto(gateway.url + '/signin');
+    await page.locator('#token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('connection-status').filter({ hasText: /\bconnected\b/ }).waitFor({ timeout: 20_000 });
+    await run(page, 'signed in');
+    await waitForStatus(page, 'done');
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === 'flint_session');
+    assert.ok(session?.httpOnly && session.sameSite === 'Strict', `the session cookie: ${JSON.stringify(session)}`);
+    await context.close();
+  } finally {
+    await gateway.stop();
+  }
 });

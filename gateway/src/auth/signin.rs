@@ -41,10 +41,15 @@ static PAGE_CSP: LazyLock<String> = LazyLock::new(|| {
 });
 
 /// The page around `body` (trusted HTML: constants and escaped text only).
+///
+/// The page's own referrer policy is `same-origin`, not the gateway's `no-referrer`: under
+/// `no-referrer` a browser sends a form's POST with `Origin: null`, which the access check must
+/// refuse (sandboxed frames send the same), so no one could sign in. Found by the e2e test.
 fn page(status: StatusCode, body: &str) -> Response {
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta name=\"referrer\" content=\"same-origin\">\
          <title>Sign in to Flint</title><style>{STYLE}</style></head>\n<body><main>\n\
          <h1>Sign in to Flint</h1>\n{body}\n</main></body>\n</html>\n"
     );

@@ -154,7 +154,14 @@ async fn refusal(inner: &Inner, request: &GenRequest) -> Option<ProviderError> {
         fields.insert(inner.max_tokens_field.as_str().into(), 1.into());
     }
     let asked = async {
-        let response = post(inner, &body).send().await.ok()?;
+        let mut sent = post(inner, &body).send().await;
+        if let Err(err) = &sent {
+            // llama-cpp-python closes the connection the empty stream came on, and the pool can
+            // hand it out again before it sees that: once more, on a new connection.
+            tracing::debug!(provider = %inner.name, error = %openai_errors::describe(err), "asking again unstreamed failed; once more");
+            sent = post(inner, &body).send().await;
+        }
+        let response = sent.ok()?;
         if response.status().is_success() {
             tracing::debug!(provider = %inner.name, "asked unstreamed, it answered: the empty stream stays unexplained");
             return None;

@@ -345,10 +345,10 @@ impl Turn {
     pub(crate) async fn next(mut self: Box<Self>) -> Option<(Item, Option<Box<Self>>)> {
         loop {
             if let Some(item) = self.queue.pop_front() {
-                if let Ok(ProviderEvent::Started { .. }) = item {
-                    if std::mem::replace(&mut self.started, true) {
-                        continue;
-                    }
+                if let Ok(ProviderEvent::Started { .. }) = item
+                    && std::mem::replace(&mut self.started, true)
+                {
+                    continue;
                 }
                 let last = matches!(item, Err(_) | Ok(ProviderEvent::Finished(_)));
                 return Some((item, (!last).then_some(self)));

@@ -196,7 +196,7 @@ pub(crate) fn prepare(shared: &Shared, body: Value, origin: Origin<'_>) -> Prepa
         finished: !streams,
         closed_early: false,
         authorization: key != NO_KEY,
-        key_tail: crate::handlers::key_tail(&key),
+        key_tail: crate::handlers::key_tail(key),
         interrupted: false,
         responses: Some(ResponsesRecord {
             transport: if socket.is_some() { "websocket" } else { "http" }.into(),
