@@ -10,11 +10,13 @@ use serde::{Deserialize, Serialize};
 
 pub mod diff;
 mod models;
+mod params;
 pub mod prompt;
 pub mod share;
 pub mod worker;
 
 pub use models::*;
+pub use params::*;
 
 /// Bumped whenever a frame changes shape in a way an older peer would misread.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -49,29 +51,6 @@ pub enum ClientMessage {
         /// Echoed back unchanged.
         nonce: u64,
     },
-}
-
-/// A secret (a person's own API key): its `Debug` never shows it, so no log line can.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps `value`.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The secret itself, for the one place that sends it on.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Secret(<redacted>)")
-    }
 }
 
 /// What to generate and with which model.
@@ -142,61 +121,6 @@ pub struct GenParams {
     /// joined to the text before it in the same stream; capped by the gateway. None or 0: off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_continue: Option<u8>,
-}
-
-/// A reasoning model's effort setting (OpenAI's `reasoning.effort`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasoningEffort {
-    /// No reasoning (GPT-5.1 and later).
-    None,
-    /// The least reasoning that still reasons.
-    Minimal,
-    /// Low.
-    Low,
-    /// Medium (most models' default).
-    Medium,
-    /// High.
-    High,
-    /// Extra high (Codex models).
-    Xhigh,
-}
-
-impl ReasoningEffort {
-    /// The wire name (`"xhigh"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Minimal => "minimal",
-            Self::Low => "low",
-            Self::Medium => "medium",
-            Self::High => "high",
-            Self::Xhigh => "xhigh",
-        }
-    }
-}
-
-/// How long an answer the model aims for (OpenAI's `verbosity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verbosity {
-    /// Terse.
-    Low,
-    /// The default.
-    Medium,
-    /// Thorough.
-    High,
-}
-
-impl Verbosity {
-    /// The wire name (`"low"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Low => "low",
-            Self::Medium => "medium",
-            Self::High => "high",
-        }
-    }
 }
 
 /// Frames sent by the gateway.
