@@ -97,8 +97,7 @@ pub struct SharedLink {
 pub fn App() -> impl IntoView {
     let gateway = use_gateway();
     let runner = Runner::new(gateway.start, gateway.cancel);
-    let use_key = gateway.use_key;
-    provide_context(OwnKeys(Callback::new(move |(provider, key)| use_key(provider, key))));
+    provide_context(OwnKeys(gateway.use_key));
     provide_context(runner.clone());
     provide_context(GatewayStatus {
         state: gateway.state,

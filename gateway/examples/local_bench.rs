@@ -136,7 +136,12 @@ mod bench {
     }
 
     fn greedy() -> GenParams {
-        GenParams { max_tokens: Some(MAX_TOKENS), temperature: Some(0.0), top_p: None, seed: Some(1) }
+        GenParams {
+            max_tokens: Some(MAX_TOKENS),
+            temperature: Some(0.0),
+            seed: Some(1),
+            ..GenParams::default()
+        }
     }
 
     /// The reference: load, prefill the whole prompt in one batch, decode greedily one token per

@@ -106,8 +106,7 @@ mod quality {
             bail!("the local model did not load: {problem}");
         }
         let runtime = tokio::runtime::Runtime::new()?;
-        let params =
-            GenParams { max_tokens: Some(MAX_TOKENS), temperature: None, top_p: None, seed: Some(42) };
+        let params = GenParams { max_tokens: Some(MAX_TOKENS), seed: Some(42), ..GenParams::default() };
         let modes: [(&str, &LocalProvider, bool); 3] = [
             ("the app's request: its system message + tuned prompt, HTML primer", &primed, true),
             ("tuned prompt alone, HTML primer", &primed, false),

@@ -48,7 +48,13 @@ fn request(prompt: &str, params: GenParams) -> GenRequest {
 }
 
 fn seeded(seed: u64, max_tokens: u32) -> GenParams {
-    GenParams { max_tokens: Some(max_tokens), temperature: Some(0.8), top_p: Some(0.95), seed: Some(seed) }
+    GenParams {
+        max_tokens: Some(max_tokens),
+        temperature: Some(0.8),
+        top_p: Some(0.95),
+        seed: Some(seed),
+        ..GenParams::default()
+    }
 }
 
 /// Collects a stream: its text and how it ended.

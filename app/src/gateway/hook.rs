@@ -24,11 +24,10 @@ use crate::interop::{now_ms, online, page_origin, random};
 pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
 /// What [`use_gateway`] returns.
-pub struct UseGatewayReturn<StartFn, CancelFn, KeyFn>
+pub struct UseGatewayReturn<StartFn, CancelFn>
 where
     StartFn: Fn(StartRequest, StreamHandler) -> StreamId + Clone,
     CancelFn: Fn(StreamId) + Clone,
-    KeyFn: Fn(String, Option<Secret>) + Clone,
 {
     /// The connection's state.
     pub state: Signal<ConnectionState>,
@@ -48,7 +47,7 @@ where
     /// Stops a generation; its handler still receives the final `Done`.
     pub cancel: CancelFn,
     /// Uses the person's own key for a provider (`None`: the gateway's), on every connection.
-    pub use_key: KeyFn,
+    pub use_key: Callback<(String, Option<Secret>)>,
 }
 
 struct Inner {
@@ -74,22 +73,15 @@ struct Inner {
 }
 
 /// [`use_gateway_with_options`] with the defaults.
-pub fn use_gateway() -> UseGatewayReturn<
-    impl Fn(StartRequest, StreamHandler) -> StreamId + Clone,
-    impl Fn(StreamId) + Clone,
-    impl Fn(String, Option<Secret>) + Clone,
-> {
+pub fn use_gateway()
+-> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
     use_gateway_with_options(UseGatewayOptions::default())
 }
 
 /// Opens the tab's gateway connection; it closes when the calling component is cleaned up.
 pub fn use_gateway_with_options(
     options: UseGatewayOptions,
-) -> UseGatewayReturn<
-    impl Fn(StartRequest, StreamHandler) -> StreamId + Clone,
-    impl Fn(StreamId) + Clone,
-    impl Fn(String, Option<Secret>) + Clone,
-> {
+) -> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
     let url = options.url.clone().unwrap_or_else(|| {
         let (protocol, host) = page_origin();
         socket_url(&protocol, &host, "/ws")
@@ -165,10 +157,10 @@ pub fn use_gateway_with_options(
     };
 
     let for_key = SendWrapper::new(inner.clone());
-    let use_key = move |provider: String, key: Option<Secret>| {
+    let use_key = Callback::new(move |(provider, key): (String, Option<Secret>)| {
         for_key.streams.borrow_mut().use_key(&provider, key);
         flush(&for_key);
-    };
+    });
 
     UseGatewayReturn {
         state: inner.state.into(),

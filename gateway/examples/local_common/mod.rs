@@ -139,6 +139,7 @@ pub async fn run_concurrent(
             temperature: Some(0.7),
             top_p: None,
             seed: Some(1000 + i as u64),
+            ..GenParams::default()
         };
         run_stream(provider, request(config, "a todo list with add and delete buttons", params))
     });
