@@ -32,6 +32,7 @@ pub mod profiles;
 pub mod providers;
 pub mod serve;
 pub mod shares;
+mod sqlite;
 mod state;
 pub mod static_files;
 pub mod ws;

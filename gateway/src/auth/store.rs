@@ -110,7 +110,7 @@ impl AuthStore {
         // The CLI may write while the gateway reads.
         conn.busy_timeout(Duration::from_secs(5)).map_err(db)?;
         conn.execute_batch("PRAGMA foreign_keys = ON").map_err(db)?;
-        migrate(&mut conn).map_err(db)?;
+        crate::sqlite::migrate(&mut conn, MIGRATIONS).map_err(db)?;
         Ok(Self { path: path.into(), conn: Mutex::new(conn) })
     }
 
@@ -227,17 +227,6 @@ impl AuthStore {
     fn error(&self, source: rusqlite::Error) -> AuthStoreError {
         AuthStoreError::Database { path: self.path.clone(), source }
     }
-}
-
-fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let applied: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(applied).unwrap_or(0)) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-        tx.commit()?;
-    }
-    Ok(())
 }
 
 /// Credentials need not be world-readable even hashed; failing to restrict is not fatal.

@@ -148,6 +148,33 @@ pub(crate) fn decimal(value: f32) -> serde_json::Value {
     value.to_string().parse::<f64>().map_or_else(|_| f64::from(value).into(), Into::into)
 }
 
+/// A configured model as `/api/models` lists it: the window the server reported (`discovered`)
+/// wins over the configured one, else a labelled guess; unusable while the provider has a
+/// `problem` (a missing key).
+pub(crate) fn model_info(
+    provider: &str,
+    m: &crate::config::ModelConfig,
+    discovered: Option<u32>,
+    user_key: bool,
+    problem: &Option<String>,
+) -> ModelInfo {
+    let (context_window, context_source) = openai_context::context_of(discovered, m.context_window);
+    ModelInfo {
+        id: format!("{provider}/{}", m.id),
+        provider: provider.to_owned(),
+        model: m.id.clone(),
+        label: m.label.clone().unwrap_or_else(|| m.id.clone()),
+        context_window,
+        context_source,
+        tokenizer: m.tokenizer.unwrap_or_else(|| flint_protocol::Tokenizer::guess(&m.id)),
+        reasoning: m.reasoning(),
+        price: m.price(),
+        user_key,
+        available: problem.is_none(),
+        problem: problem.clone(),
+    }
+}
+
 /// A stream of provider events; dropping it cancels the generation (closes the upstream request or
 /// stops the local decode).
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use flint_protocol::{ModelInfo, Secret, Tokenizer};
+use flint_protocol::{ModelInfo, Secret};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
@@ -225,22 +225,8 @@ impl Provider for OpenAiProvider {
         self.models
             .iter()
             .map(|m| {
-                let (context_window, context_source) =
-                    openai_context::context_of(discovered.get(&m.id).copied(), m.context_window);
-                ModelInfo {
-                    id: format!("{}/{}", self.inner.name, m.id),
-                    provider: self.inner.name.clone(),
-                    model: m.id.clone(),
-                    label: m.label.clone().unwrap_or_else(|| m.id.clone()),
-                    context_window,
-                    context_source,
-                    tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
-                    reasoning: m.reasoning(),
-                    price: m.price(),
-                    user_key: self.inner.allow_user_keys,
-                    available: problem.is_none(),
-                    problem: problem.clone(),
-                }
+                let window = discovered.get(&m.id).copied();
+                super::model_info(&self.inner.name, m, window, self.inner.allow_user_keys, &problem)
             })
             .collect()
     }

@@ -12,7 +12,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use flint_protocol::{ModelInfo, Tokenizer};
+use flint_protocol::ModelInfo;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 
 use super::openai::redact::Redactor;
@@ -22,7 +22,7 @@ use super::responses_events::{Events, Item, Outcome};
 use super::responses_ws::{self, Pool, Turn};
 use super::slots::{Entry, Permit, Slots, Step, Waiter};
 use super::sse::SseParser;
-use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent, openai_context};
+use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{ModelConfig, ResponsesConfig, ResponsesTransport};
 
 /// A Responses API provider.
@@ -108,23 +108,7 @@ impl Provider for ResponsesProvider {
         let problem = self.problem();
         self.models
             .iter()
-            .map(|m| {
-                let (context_window, context_source) = openai_context::context_of(None, m.context_window);
-                ModelInfo {
-                    id: format!("{}/{}", self.inner.name, m.id),
-                    provider: self.inner.name.clone(),
-                    model: m.id.clone(),
-                    label: m.label.clone().unwrap_or_else(|| m.id.clone()),
-                    context_window,
-                    context_source,
-                    tokenizer: m.tokenizer.unwrap_or_else(|| Tokenizer::guess(&m.id)),
-                    reasoning: m.reasoning(),
-                    price: m.price(),
-                    user_key: self.inner.allow_user_keys,
-                    available: problem.is_none(),
-                    problem: problem.clone(),
-                }
-            })
+            .map(|m| super::model_info(&self.inner.name, m, None, self.inner.allow_user_keys, &problem))
             .collect()
     }
 

@@ -108,7 +108,7 @@ impl ShareStore {
         }
         let db = |source| StoreError::Database { path: path.into(), source };
         let mut conn = Connection::open(path).map_err(db)?;
-        migrate(&mut conn).map_err(db)?;
+        crate::sqlite::migrate(&mut conn, MIGRATIONS).map_err(db)?;
         let salt = conn.query_row("SELECT salt FROM share_salt", [], |row| row.get(0)).map_err(db)?;
         let ttl = (config.ttl_days > 0).then(|| i64::from(config.ttl_days) * 86_400);
         let store = Self {
@@ -242,17 +242,6 @@ impl ShareStore {
     fn error(&self, source: rusqlite::Error) -> StoreError {
         StoreError::Database { path: self.path.clone(), source }
     }
-}
-
-fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let applied: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(applied).unwrap_or(0)) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-        tx.commit()?;
-    }
-    Ok(())
 }
 
 fn new_id() -> Result<String, StoreError> {
