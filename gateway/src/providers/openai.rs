@@ -28,7 +28,7 @@ use self::reading::Reading;
 use self::redact::Redactor;
 use super::openai_context;
 use super::openai_errors::{self, KeyHint};
-use super::slots::{Entry, Slots, Step, Waiter};
+use super::slots::{Admission, Slots, Waiter, take_turn};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
@@ -254,23 +254,20 @@ enum State {
 }
 
 async fn step(state: State) -> Option<(Item, State)> {
-    let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
-    let (inner, request, slot) = match state {
-        State::Start { inner, request } => match inner.slots.enter(request.person) {
-            Ok(Entry::Run(slot)) => (inner, request, slot),
-            Ok(Entry::Wait(waiter, ahead)) => {
-                let waiter = Box::new(waiter);
-                return Some((queued(ahead), State::Waiting { inner, request, waiter }));
-            }
-            Err(full) => return Some((Err(full.error(&inner.name, inner.limit_configured)), State::Over)),
-        },
-        State::Waiting { inner, request, mut waiter } => match waiter.next().await {
-            Step::Ahead(ahead) => return Some((queued(ahead), State::Waiting { inner, request, waiter })),
-            Step::Run(slot) => (inner, request, slot),
-        },
+    let (inner, request, waiter) = match state {
+        State::Start { inner, request } => (inner, request, None),
+        State::Waiting { inner, request, waiter } => (inner, request, Some(waiter)),
         State::Reading(reading) => return reading.next().await,
         State::Over => return None,
     };
+    let slot =
+        match take_turn(&inner.slots, request.person, waiter, &inner.name, inner.limit_configured).await {
+            Admission::Run(slot) => slot,
+            Admission::Wait(waiter, queued) => {
+                return Some((Ok(queued), State::Waiting { inner, request, waiter }));
+            }
+            Admission::Refused(err) => return Some((Err(err), State::Over)),
+        };
     match send(&inner, &request).await {
         Ok(response) => Reading::new(inner, request, response, slot).next().await,
         Err(err) => Some((Err(err), State::Over)),

@@ -20,7 +20,7 @@ use super::openai::{self, Credentials};
 use super::openai_errors::{self, KeyHint};
 use super::responses_events::{Events, Item, Outcome};
 use super::responses_ws::{self, Pool, Turn};
-use super::slots::{Entry, Permit, Slots, Step, Waiter};
+use super::slots::{Admission, Permit, Slots, Waiter, take_turn};
 use super::sse::SseParser;
 use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{ModelConfig, ResponsesConfig, ResponsesTransport};
@@ -141,20 +141,9 @@ enum State {
 }
 
 async fn step(state: State) -> Option<(Item, State)> {
-    let queued = |ahead: usize| Ok(ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) });
-    let (inner, request, slot) = match state {
-        State::Start { inner, request } => match inner.slots.enter(request.person) {
-            Ok(Entry::Run(slot)) => (inner, request, slot),
-            Ok(Entry::Wait(waiter, ahead)) => {
-                let waiter = Box::new(waiter);
-                return Some((queued(ahead), State::Waiting { inner, request, waiter }));
-            }
-            Err(full) => return Some((Err(full.error(&inner.name, inner.limit_configured)), State::Over)),
-        },
-        State::Waiting { inner, request, mut waiter } => match waiter.next().await {
-            Step::Ahead(ahead) => return Some((queued(ahead), State::Waiting { inner, request, waiter })),
-            Step::Run(slot) => (inner, request, slot),
-        },
+    let (inner, request, waiter) = match state {
+        State::Start { inner, request } => (inner, request, None),
+        State::Waiting { inner, request, waiter } => (inner, request, Some(waiter)),
         State::Http(reading) => {
             return reading.next().await.map(|(item, next)| (item, next.map_or(State::Over, State::Http)));
         }
@@ -163,6 +152,14 @@ async fn step(state: State) -> Option<(Item, State)> {
         }
         State::Over => return None,
     };
+    let slot =
+        match take_turn(&inner.slots, request.person, waiter, &inner.name, inner.limit_configured).await {
+            Admission::Run(slot) => slot,
+            Admission::Wait(waiter, queued) => {
+                return Some((Ok(queued), State::Waiting { inner, request, waiter }));
+            }
+            Admission::Refused(err) => return Some((Err(err), State::Over)),
+        };
     let reasoning = inner
         .reasoning
         .get(&request.model)

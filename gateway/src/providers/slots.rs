@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::slot_queue::{Arrival, SlotQueue, Ticket};
-use super::{ClientId, ProviderError};
+use super::{ClientId, ProviderError, ProviderEvent};
 
 /// Requests that may wait for one provider, all tabs together: enough for several tabs of ten
 /// variations, and a bound on what a flood of requests holds.
@@ -105,6 +105,40 @@ pub(crate) enum Step {
     Ahead(usize),
     /// Its turn: it runs now.
     Run(Permit),
+}
+
+/// A request's next step in the line, as a provider's stream acts on it.
+#[derive(Debug)]
+pub(crate) enum Admission {
+    /// It runs now, holding this slot.
+    Run(Permit),
+    /// It waits: tell the page ([`ProviderEvent::Queued`]) and ask again with the waiter.
+    Wait(Box<Waiter>, ProviderEvent),
+    /// The line is full.
+    Refused(ProviderError),
+}
+
+/// Joins the line (`waiter` is `None`) or waits for the next change in it: the one admission
+/// step every queued provider's stream takes before it sends its request.
+pub(crate) async fn take_turn(
+    slots: &Arc<Slots>,
+    person: ClientId,
+    waiter: Option<Box<Waiter>>,
+    provider: &str,
+    limit_configured: bool,
+) -> Admission {
+    let queued = |ahead: usize| ProviderEvent::Queued { ahead: u32::try_from(ahead).unwrap_or(u32::MAX) };
+    match waiter {
+        None => match slots.enter(person) {
+            Ok(Entry::Run(slot)) => Admission::Run(slot),
+            Ok(Entry::Wait(waiter, ahead)) => Admission::Wait(Box::new(waiter), queued(ahead)),
+            Err(full) => Admission::Refused(full.error(provider, limit_configured)),
+        },
+        Some(mut waiter) => match waiter.next().await {
+            Step::Ahead(ahead) => Admission::Wait(waiter, queued(ahead)),
+            Step::Run(slot) => Admission::Run(slot),
+        },
+    }
 }
 
 impl Slots {
