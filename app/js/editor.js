@@ -7,6 +7,11 @@
 // frame: one edit per token collapses Monaco at a few thousand tokens/s, one per frame holds 50k.
 // `setValue` is never used mid-stream (it re-tokenises the whole model), and the streamed text is
 // kept out of the undo stack; one undo stop is pushed when the stream ends.
+// While a stream runs, a `Pacer` (pacer.js) decides which frames paint: when an append costs more
+// than the frame allows they come less often (never more than 250 ms behind, the end at once), and
+// the frame after the person's key or click is left to them.
+
+import { Pacer, watchInput } from './pacer.js';
 
 let monacoLoading = null;
 
@@ -64,6 +69,8 @@ export class FlintEditor {
     this.pendingClear = false;
     this.language = 'markdown';
     this.frame = 0;
+    this.pacer = new Pacer();
+    watchInput(this.pacer);
     this.streaming = false;
     // True while Flint itself changes the text, so that only the person's edits reach `onEdit`.
     this.applying = false;
@@ -158,6 +165,7 @@ export class FlintEditor {
   append(text) {
     if (text.length === 0) return;
     this.pending.push(text);
+    this.pacer.pending(performance.now());
     this.#schedule();
   }
 
@@ -196,6 +204,7 @@ export class FlintEditor {
   /** A stream starts: the editor is read-only until it ends. */
   begin() {
     this.streaming = true;
+    this.pacer.reset();
     this.editor?.updateOptions({ readOnly: true });
   }
 
@@ -225,12 +234,27 @@ export class FlintEditor {
   }
 
   #schedule() {
-    if (!this.frame && this.model) {
-      this.frame = requestAnimationFrame(() => {
-        this.frame = 0;
-        this.#flush();
-      });
+    if (!this.frame && this.model) this.frame = requestAnimationFrame((now) => this.#tick(now));
+  }
+
+  // One animation frame: paint what is queued if the pacer says so, else look again next frame.
+  #tick(now) {
+    this.frame = 0;
+    this.pacer.frame(now);
+    const waiting = this.pendingClear || this.pending.length > 0;
+    if (!waiting) {
+      if (this.pacer.measuring()) this.#schedule();
+      return;
     }
+    if (this.streaming && !this.pacer.shouldPaint(now)) {
+      this.#schedule();
+      return;
+    }
+    const started = performance.now();
+    this.#flush();
+    this.pacer.painted(now, performance.now() - started);
+    // The next frames too, so the pacer sees what this paint cost them (layout and rendering).
+    this.#schedule();
   }
 
   #flush() {

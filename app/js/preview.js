@@ -17,6 +17,8 @@
 // Several previews (variation tiles) share one frame budget: see `scheduler` below. Their console
 // lines are limited, clipped and handed to the app once per animation frame: see `ConsoleLimiter`.
 
+import { MAX_BEHIND_MS, Pacer, watchInput } from './pacer.js';
+
 const SANDBOX = 'allow-scripts';
 
 // Snapshot morphs (and the layout they cause) run in the sandboxed frames: in another process when
@@ -28,6 +30,8 @@ const SANDBOX = 'allow-scripts';
 // so with one preview nothing changes (it is posted every frame while its morphs are cheap), and
 // with ten each is updated a few times a second at a bounded total cost. A preview off screen is
 // updated at most every OFFSCREEN_INTERVAL_MS. The finished page (scripts included) is not throttled.
+// Two rules from pacer.js hold over the budget: a visible preview is never more than MAX_BEHIND_MS
+// behind its stream, and in the frame after the person's key or click no snapshot is posted.
 const FRAME_BUDGET_MS = 8;
 const OFFSCREEN_INTERVAL_MS = 500;
 
@@ -66,11 +70,14 @@ const scheduler = {
   frame: 0,
   allowance: 0,
   lastRun: 0,
+  // Only for the person's input (the budget below paces the previews).
+  input: null,
   // Benchmarks set `__flintPreviewBudgetMs = Infinity` to compare with updating every preview.
   budget() {
     return globalThis.__flintPreviewBudgetMs ?? FRAME_BUDGET_MS;
   },
   request(preview) {
+    preview.waitingSince ??= performance.now();
     this.waiting.add(preview);
     if (!this.frame) this.frame = requestAnimationFrame((now) => this.run(now));
   },
@@ -83,11 +90,24 @@ const scheduler = {
     const frames = this.lastRun ? Math.max(1, (now - this.lastRun) / 16.7) : 1;
     this.lastRun = now;
     this.allowance = Math.min(this.allowance + budget * frames, budget * 2);
+    if (!this.input) {
+      this.input = new Pacer();
+      watchInput(this.input);
+    }
+    this.input.frame(now);
+    const yields = this.input.yieldFrame && Number.isFinite(budget);
+    const late = (p) => p.visible && now - (p.waitingSince ?? now) >= MAX_BEHIND_MS;
     const ready = [...this.waiting]
       .filter((p) => p.canPost() && (p.visible || now - p.lastPosted >= OFFSCREEN_INTERVAL_MS))
-      .sort((a, b) => (b.visible - a.visible) || (a.lastPosted - b.lastPosted));
+      .sort((a, b) => (late(b) - late(a)) || (b.visible - a.visible) || (a.lastPosted - b.lastPosted));
+    let overdueTaken = false;
     for (const preview of ready) {
-      if (this.allowance <= 0) break;
+      if (yields || this.allowance <= 0) {
+        // One preview that fell MAX_BEHIND_MS behind is posted per frame whatever the budget (which
+        // goes into debt, slowing the others) and whatever the person just did.
+        if (!late(preview) || overdueTaken) break;
+        overdueTaken = true;
+      }
       this.allowance -= preview.cost;
       this.waiting.delete(preview);
       preview.post(now);
@@ -316,6 +336,8 @@ export class FlintPreview {
     // For the scheduler: the last morph's cost (ms), when it was last posted, whether it is seen.
     this.cost = 1;
     this.lastPosted = -Infinity;
+    // When the oldest snapshot not yet posted came (null: none waits).
+    this.waitingSince = null;
     this.visible = true;
     this.visibility = new IntersectionObserver((entries) => {
       this.visible = entries.some((e) => e.isIntersecting);
@@ -349,6 +371,7 @@ export class FlintPreview {
   post(now) {
     const html = this.latest;
     this.latest = null;
+    this.waitingSince = null;
     this.inFlight = true;
     this.lastPosted = now;
     this.runtime.post({ flint: 'snapshot', html });

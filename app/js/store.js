@@ -61,6 +61,14 @@ export class FlintStore {
     });
   }
 
+  /** Adds history records (`ids[i]` ↦ `jsons[i]`) in one transaction: an import lands whole or not at all. */
+  putHistory(ids, jsons) {
+    return this.#write([HISTORY], (tx) => {
+      const history = tx.objectStore(HISTORY);
+      ids.forEach((id, i) => history.put(jsons[i], id));
+    });
+  }
+
   /** Deletes the history record `id`. */
   deleteHistory(id) {
     return this.#write([HISTORY], (tx) => tx.objectStore(HISTORY).delete(id));
@@ -105,5 +113,33 @@ export function openStore() {
     };
     request.onerror = () => reject(request.error);
     request.onblocked = () => reject('the database is held by another tab');
+  });
+}
+
+/**
+ * Asks the browser to keep Flint's storage under pressure (`navigator.storage.persist()`). Resolves
+ * 'granted', 'refused' or 'unavailable' (no StorageManager: an old browser or an insecure origin).
+ */
+export function persistStorage() {
+  const storage = globalThis.navigator?.storage;
+  if (!storage?.persist) return Promise.resolve('unavailable');
+  return (storage.persisted ? storage.persisted() : Promise.resolve(false))
+    .then((already) => already || storage.persist())
+    .then((granted) => (granted ? 'granted' : 'refused'), () => 'unavailable');
+}
+
+/** The text of the file chosen in `input` (an `<input type=file>`), or undefined when none is. */
+export function readChosenFile(input, maxBytes) {
+  return attempt((resolve, reject) => {
+    const file = input.files?.[0];
+    if (!file) {
+      resolve(undefined);
+      return;
+    }
+    if (file.size > maxBytes) {
+      reject(`too large: ${file.size}`);
+      return;
+    }
+    file.text().then(resolve, reject);
   });
 }

@@ -4,7 +4,7 @@
 use flint_protocol::prompt::Turn;
 use leptos::prelude::*;
 
-use crate::app::{FanOut, ModelChoice};
+use crate::context::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::random;
 use crate::prompt::{Ask, compose, too_long_for_any};

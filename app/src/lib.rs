@@ -2,18 +2,23 @@
 //!
 //! The page holds one WebSocket to the gateway ([`gateway::use_gateway`]), a web worker that parses
 //! streamed answers into files ([`interop::worker`]), a Monaco editor and a sandboxed live preview
-//! ([`interop`]). [`run::Runner`] ties them together for one generation; [`session`] keeps the work
-//! across reloads (IndexedDB); [`components`] render it.
+//! ([`interop`]). A [`generation`] decides what one answer does (sans-IO), [`run::Runner`] carries
+//! it out, and the [`workspace`] holds the current code; [`session`] keeps the work across reloads
+//! (IndexedDB); [`components`] render it.
 //! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
 //! [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`], [`variations`]) tested natively
 //! with `cargo test -p flint-app`.
 
 pub mod app;
+pub mod backup;
+pub mod budget;
 pub mod components;
 pub mod console;
+pub mod context;
 pub mod draft;
 pub mod export;
 pub mod gateway;
+pub mod generation;
 pub mod interop;
 pub mod launch;
 pub mod meter;
@@ -27,5 +32,6 @@ pub mod session;
 pub mod share;
 pub mod variations;
 pub mod versions;
+pub mod workspace;
 
 pub use app::App;

@@ -1,24 +1,7 @@
-//! The context meter: what the worker's [`BudgetReport`] means to the person, and
-//! [`use_budget`], which keeps the worker counting what the next request would send.
+//! The context meter: what the worker's [`BudgetReport`] means to the person (the counting itself
+//! is kept going by [`crate::budget::use_budget`]).
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use flint_protocol::prompt::{RequestParts, file_text, goal_text, turn_text};
-use flint_protocol::worker::{BudgetReport, BudgetRequest, Zone};
-use flint_protocol::{ModelInfo, Tokenizer};
-use leptos::prelude::*;
-
-use crate::app::ModelChoice;
-use crate::draft::Draft;
-use crate::launch::context_now;
-use crate::run::Runner;
-
-/// Tokens kept free for the answer: a quarter of the window, at most the gateway's default cap
-/// (`server.max_tokens`, 8,192).
-pub fn reserved_output(window: u32) -> u32 {
-    (window / 4).min(8_192)
-}
+use flint_protocol::worker::{BudgetReport, Zone};
 
 /// `1,234` or `12.3k` or `128k`.
 pub fn tokens_short(n: u32) -> String {
@@ -95,96 +78,6 @@ pub fn meter_view(report: &BudgetReport, answer: u32) -> MeterView {
     MeterView { tokens, fill, zone: zone_text(zone), detail, note }
 }
 
-/// What was last sent to the worker, so that only changed parts travel.
-#[derive(Default)]
-struct Sent {
-    revision: u32,
-    model: Option<(u32, Tokenizer)>,
-    system: Option<String>,
-    goal: Option<String>,
-    file: Option<String>,
-    history: Option<Vec<String>>,
-    prompt: Option<String>,
-}
-
-/// `Some(new)` when it differs from what was sent (and records it).
-fn changed<T: PartialEq + Clone>(sent: &mut Option<T>, new: T) -> Option<T> {
-    (sent.as_ref() != Some(&new)).then(|| {
-        *sent = Some(new.clone());
-        new
-    })
-}
-
-/// Keeps the worker counting the next request as the person types, pins a goal, switches model
-/// or options, and as the code changes; its reports land in [`RunState::budget`](crate::run::RunState::budget).
-pub fn use_budget(runner: &Runner, draft: Draft, choice: ModelChoice) {
-    let sent = Rc::new(RefCell::new(Sent::default()));
-    let model = Memo::new(move |_| {
-        let id = choice.selected.get()?;
-        let list = choice.models.get()?.ok()?;
-        list.models.into_iter().find(|m: &ModelInfo| m.id == id).map(|m| (m.context_window, m.tokenizer))
-    });
-    let state = runner.state();
-    // Sends the parts `fill` sets (those it leaves `None` are unchanged), when any changed.
-    let send = {
-        let runner = runner.clone();
-        move |fill: &dyn Fn(&mut Sent, &mut BudgetRequest)| {
-            let Some((window, tokenizer)) = model.get_untracked() else { return };
-            let mut sent = sent.borrow_mut();
-            let model_changed = changed(&mut sent.model, (window, tokenizer)).is_some();
-            let mut request = BudgetRequest {
-                revision: sent.revision + 1,
-                window,
-                reserved_output: reserved_output(window),
-                tokenizer,
-                ..Default::default()
-            };
-            fill(&mut sent, &mut request);
-            let any = request.system.is_some()
-                || request.goal.is_some()
-                || request.file.is_some()
-                || request.history.is_some()
-                || request.prompt.is_some();
-            if any || model_changed {
-                sent.revision = request.revision;
-                runner.state().budget_sent.set(request.revision);
-                runner.measure(request);
-            }
-        }
-    };
-    // The code and the thread: read only when something that can change them did (the editor's
-    // text is not a signal; `code_revision` stands for it).
-    let runner = runner.clone();
-    let send_context = send.clone();
-    Effect::new(move |_| {
-        model.track();
-        draft.edit.track();
-        draft.continue_thread.track();
-        state.code_revision.track();
-        state.versions.track();
-        let context = context_now(&runner, draft);
-        send_context(&|sent, request| {
-            let parts = RequestParts { goal: "", file: context.file.as_deref(), history: &[], prompt: "" };
-            request.system = changed(&mut sent.system, parts.system().to_owned());
-            request.file =
-                changed(&mut sent.file, context.file.as_deref().map(file_text).unwrap_or_default());
-            let file = context.file.as_deref();
-            request.history =
-                changed(&mut sent.history, context.thread.iter().map(|t| turn_text(t, file)).collect());
-        });
-    });
-    // What the person types: cheap, sent as they type.
-    Effect::new(move |_| {
-        model.track();
-        let prompt = draft.prompt.get();
-        let goal = draft.goal.get();
-        send(&|sent, request| {
-            request.goal = changed(&mut sent.goal, goal_text(&goal));
-            request.prompt = changed(&mut sent.prompt, prompt.trim().to_owned());
-        });
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,8 +102,6 @@ mod tests {
         assert_eq!(tokens_short(8_192), "8,192");
         assert_eq!(tokens_short(12_345), "12.3k");
         assert_eq!(tokens_short(128_000), "128k");
-        assert_eq!(reserved_output(128_000), 8_192);
-        assert_eq!(reserved_output(8_192), 2_048);
     }
 
     #[test]

@@ -96,9 +96,8 @@ pub fn too_long(b: &BudgetReport) -> String {
 /// Why a request of `total` tokens cannot go to every model of a compare (`(id, window)` each), or
 /// `None` when it fits them all: the meter plans for the selected model only.
 pub fn too_long_for_any(total: u32, models: &[(String, u32)]) -> Option<String> {
-    let (id, window) =
-        models.iter().find(|(_, w)| total > w.saturating_sub(crate::meter::reserved_output(*w)))?;
-    let room = window.saturating_sub(crate::meter::reserved_output(*window));
+    let (id, window) = models.iter().find(|(_, w)| total > w.saturating_sub(reserved_output(*w)))?;
+    let room = window.saturating_sub(reserved_output(*window));
     Some(format!(
         "Not sent: {id} has room for {room} input tokens ({window} in all) and this request needs {total}. \
          Leave it out of the compare, or shorten the goal, the prompt or the code."
@@ -122,12 +121,24 @@ pub fn start_request(model: &str, job: &Job) -> StartRequest {
     StartRequest { stream: 0, model: model.to_owned(), messages, params }
 }
 
+/// Tokens kept free for the answer: a quarter of the window, at most the gateway's default cap
+/// (`server.max_tokens`, 8,192).
+pub fn reserved_output(window: u32) -> u32 {
+    (window / 4).min(8_192)
+}
+
 #[cfg(test)]
 mod tests {
     use flint_protocol::Role;
     use flint_protocol::prompt::{EDIT_SYSTEM_PROMPT, SYSTEM_PROMPT};
 
     use super::*;
+
+    #[test]
+    fn a_quarter_of_the_window_is_kept_for_the_answer_at_most_the_gateway_cap() {
+        assert_eq!(reserved_output(128_000), 8_192);
+        assert_eq!(reserved_output(8_192), 2_048);
+    }
 
     #[test]
     fn a_fresh_job_is_system_then_user() {

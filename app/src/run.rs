@@ -1,63 +1,62 @@
-//! One generation from prompt to preview: the [`Runner`] starts a stream on the gateway, forwards its
-//! text to the parser worker, and applies the worker's updates to the editor and the preview.
+//! The driver of generations: the [`Runner`] keeps the [`Generation`]s under way (one on the editor,
+//! or several in tiles), feeds them the gateway's stream events and the parser worker's updates,
+//! and carries out the [`Command`]s they answer with against the gateway, the worker, the editor,
+//! the previews, the [`Workspace`] and the display signals. What happens when is decided in
+//! [`crate::generation`], tested natively; this module only does it.
 //!
 //! ```text
-//! gateway ──Delta──▶ Runner ──Append──▶ worker ──ParsedUpdate──▶ Runner ──▶ editor (append / frame)
-//!                      │                                            └────▶ preview (snapshot / frame)
-//!                      └──▶ metrics, status, error signals ──▶ components
+//! gateway ──StreamEvent──▶ Generation ──Worker──▶ parser worker ──ParsedUpdate──▶ Generation
+//!                              └──Code / Preview / Show / KeepVersion…──▶ Runner::exec ──▶ browser
 //! ```
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
-use std::time::Duration;
 
-use flint_protocol::worker::{
-    AnswerFile, BudgetRequest, EditReport, ParsedUpdate, WorkerRequest, WorkerResponse,
-};
-use flint_protocol::{FinishReason, StartRequest, StreamId};
+use flint_protocol::worker::{BudgetRequest, WorkerRequest, WorkerResponse};
+use flint_protocol::{StartRequest, StreamId};
 use leptos::prelude::*;
-use send_wrapper::SendWrapper;
 
 use crate::console::{ConsoleLevel, ConsoleLog};
 use crate::export::page_of_code;
 use crate::gateway::{StreamEvent, StreamHandler};
+use crate::generation::group::ThrottledMetrics;
+use crate::generation::{Command, Generation, Surface};
 use crate::interop::editor::Editor;
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::interop::worker::{ParserWorker, WORKER_URL};
-use crate::metrics::LiveMetrics;
-use crate::prompt::{Job, start_request};
-use crate::share::code_language;
+use crate::prompt::Job;
 use crate::versions::Origin;
+use crate::workspace::Workspace;
 
+mod exec;
+mod shown;
 mod state;
 mod tiles;
 mod versions;
 pub use state::{RunEvent, RunObserver, RunState, StreamStatus};
 pub use tiles::Tile;
-use tiles::TileRun;
-
-/// How the current stream ended, which decides whether its page runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Complete,
-    Stopped,
-}
-
-/// How long the editor must be still before the preview shows the person's edits.
-const EDIT_RENDER_DELAY_MS: u64 = 300;
+use tiles::TileSlot;
 
 type StartFn = Box<dyn Fn(StartRequest, StreamHandler) -> StreamId>;
 type CancelFn = Box<dyn Fn(StreamId)>;
 
+/// Which generation a command or an event belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// The single run on the editor.
+    Main,
+    /// The tile with this key.
+    Tile(u64),
+}
+
 struct Inner {
     state: RunState,
+    workspace: Workspace,
     start: StartFn,
     cancel: CancelFn,
     worker: Option<ParserWorker>,
     editor: RefCell<Option<Editor>>,
-    /// Code to show once the editor exists (a shared link is read before the editor is created).
-    pending_code: RefCell<Option<String>>,
     preview: RefCell<Option<Preview>>,
     /// A page to run in the preview once it exists.
     pending_render: RefCell<Option<String>>,
@@ -65,28 +64,26 @@ struct Inner {
     shown_page: RefCell<Option<String>>,
     /// The last answer's preview document (its CSS and JS files inlined).
     document: RefCell<Option<String>>,
-    /// The preview is about to show the person's edits.
+    /// The person's edits wait to be read back into the workspace (and shown in the preview).
     edit_render: RefCell<Option<TimeoutHandle>>,
-    current: Cell<Option<StreamId>>,
-    /// The current generation's job and model.
-    job: RefCell<Option<(Job, String)>>,
-    outcome: Cell<Option<Outcome>>,
-    /// The user stopped the current stream: what the editor shows now is final.
-    frozen: Cell<bool>,
-    /// The worker was told the current stream is over.
-    worker_finished: Cell<bool>,
     observer: RefCell<Option<RunObserver>>,
-    /// The running variations, if the last prompt was fanned out.
-    tiles: RefCell<Vec<Rc<TileRun>>>,
+    /// The single run, if the last prompt was not fanned out.
+    main: RefCell<Option<Generation>>,
+    /// The running variations, if it was.
+    tiles: RefCell<Vec<TileSlot>>,
     /// The status shows the tiles' group, not a single generation.
     group: Cell<bool>,
     /// The group's figures (all tiles together), shown throttled.
-    group_metrics: tiles::ThrottledMetrics,
+    group_metrics: RefCell<ThrottledMetrics>,
 }
 
-/// Runs generations; shared through context (see [`expect_runner`]).
-#[derive(Clone)]
-pub struct Runner(SendWrapper<Rc<Inner>>);
+/// Runs generations; `Copy`, shared through context (see [`expect_runner`]).
+#[derive(Clone, Copy)]
+pub struct Runner {
+    inner: StoredValue<Rc<Inner>, LocalStorage>,
+    state: RunState,
+    workspace: Workspace,
+}
 
 /// The [`Runner`] provided by the app.
 pub fn expect_runner() -> Runner {
@@ -99,79 +96,87 @@ impl Runner {
         start: impl Fn(StartRequest, StreamHandler) -> StreamId + 'static,
         cancel: impl Fn(StreamId) + 'static,
     ) -> Self {
+        let state = RunState::new();
+        let workspace = Workspace::new();
         let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
             let weak = weak.clone();
             let worker = ParserWorker::spawn(WORKER_URL, move |response| {
                 let Some(inner) = weak.upgrade() else { return };
                 match response {
-                    WorkerResponse::Parsed(update) => inner.apply(update),
+                    WorkerResponse::Parsed(update) => inner.on_parsed(update),
                     WorkerResponse::Budget(report) => inner.state.budget.set(Some(report)),
                     WorkerResponse::Ready => {}
                 }
             });
             let worker = worker.map_err(|err| leptos::logging::error!("Flint: {err}")).ok();
             Inner {
-                state: RunState::new(),
+                state,
+                workspace,
                 start: Box::new(start),
                 cancel: Box::new(cancel),
                 worker,
                 editor: RefCell::new(None),
-                pending_code: RefCell::new(None),
                 preview: RefCell::new(None),
                 pending_render: RefCell::new(None),
                 shown_page: RefCell::new(None),
                 document: RefCell::new(None),
                 edit_render: RefCell::new(None),
-                current: Cell::new(None),
-                job: RefCell::new(None),
-                outcome: Cell::new(None),
-                frozen: Cell::new(false),
-                worker_finished: Cell::new(false),
                 observer: RefCell::new(None),
+                main: RefCell::new(None),
                 tiles: RefCell::new(Vec::new()),
                 group: Cell::new(false),
-                group_metrics: tiles::ThrottledMetrics::default(),
+                group_metrics: RefCell::new(ThrottledMetrics::default()),
             }
         });
-        Self(SendWrapper::new(inner))
+        Self { inner: StoredValue::new_local(inner), state, workspace }
+    }
+
+    fn inner(&self) -> Rc<Inner> {
+        self.inner.get_value()
     }
 
     /// The signals to display.
     pub fn state(&self) -> RunState {
-        self.0.state
+        self.state
     }
 
-    /// Gives the runner the editor to stream into.
+    /// The current code.
+    pub fn workspace(&self) -> Workspace {
+        self.workspace
+    }
+
+    /// Gives the runner the editor to stream into; it shows the current code.
     pub fn attach_editor(&self, mut editor: Option<Editor>) {
+        let inner = self.inner();
         if let Some(editor) = &mut editor {
-            if let Some(code) = self.0.pending_code.take() {
-                show_in(editor, &code);
+            if let Some(code) = self.workspace.nonblank() {
+                shown::show_in(editor, &code);
             }
-            let weak = Rc::downgrade(&*self.0);
+            let weak = Rc::downgrade(&inner);
             editor.on_edit(move || {
                 if let Some(inner) = weak.upgrade() {
                     inner.on_edit();
                 }
             });
         }
-        *self.0.editor.borrow_mut() = editor;
+        *inner.editor.borrow_mut() = editor;
     }
 
-    /// The last answer's page with its CSS and JS inlined, if the editor still shows that answer's
-    /// main file unchanged; else the editor's code as a page. `None` when there is no code.
+    /// The last answer's page with its CSS and JS inlined, if the code is still that answer's
+    /// main file unchanged; else the code as a page. `None` when there is no code.
     pub fn page(&self) -> Option<String> {
-        let code = self.editor_text().filter(|c| !c.trim().is_empty())?;
-        let composed = self.0.state.files.with_untracked(|files| {
+        let code = self.code().filter(|c| !c.trim().is_empty())?;
+        let composed = self.state.files.with_untracked(|files| {
             let main = files.iter().find(|f| f.content == code)?;
-            (files.len() > 1 && main.language == "html").then(|| self.0.document.borrow().clone())?
+            (files.len() > 1 && main.language == "html").then(|| self.inner().document.borrow().clone())?
         });
         Some(composed.unwrap_or_else(|| page_of_code(&code)))
     }
 
-    /// The editor's text (or the code waiting for it); `None` before the editor exists.
-    pub fn editor_text(&self) -> Option<String> {
-        let pending = self.0.pending_code.borrow().clone();
-        pending.or_else(|| self.0.editor.borrow().as_ref().map(Editor::text))
+    /// The current code, with the person's latest edits; `None` when there is none yet.
+    pub fn code(&self) -> Option<String> {
+        self.inner().flush_edits();
+        Some(self.workspace.code()).filter(|c| !c.is_empty())
     }
 
     /// Puts finished `code` that came from outside (a shared link, a restored session, an entry
@@ -179,25 +184,26 @@ impl Runner {
     /// [`Self::run_held_page`]; stops a generation under way so that it does not write over it.
     pub fn show_code(&self, code: String) {
         self.cancel();
-        self.0.state.held.set(true);
-        self.0.state.review.set(None);
-        self.0.keep_version(&code, "", "", Origin::Opened);
-        self.0.show_version(code, None, Vec::new());
+        let inner = self.inner();
+        self.state.held.set(true);
+        self.state.review.set(None);
+        inner.keep_version_from(None, &code, "", "", Origin::Opened);
+        inner.show_version(code, None, Vec::new());
     }
 
     /// Asks the worker to count the next request (see [`RunState::budget`] for its answer).
     pub fn measure(&self, request: BudgetRequest) {
-        self.0.send(WorkerRequest::Budget(request));
+        self.inner().send(WorkerRequest::Budget(request));
     }
 
-    /// The file a prompt would edit now: the editor's code, or the current version's while an
+    /// The file a prompt would edit now: the current code, or the current version's while an
     /// answer is still streaming into the editor. `None` when there is no code.
     pub fn edit_base(&self) -> Option<String> {
-        let streaming = self.0.state.status.get_untracked() == StreamStatus::Streaming;
+        let streaming = self.state.status.get_untracked() == StreamStatus::Streaming;
         let code = if streaming {
-            self.0.state.versions.with_untracked(|v| v.current().map(|v| v.code.clone()))
+            self.state.versions.with_untracked(|v| v.current().map(|v| v.code.clone()))
         } else {
-            self.editor_text()
+            self.code()
         };
         code.filter(|c| !c.trim().is_empty())
     }
@@ -205,17 +211,17 @@ impl Runner {
     /// Tells `observer` when generations start, stream and end (the saved session listens); `None`
     /// stops telling.
     pub fn set_observer(&self, observer: Option<RunObserver>) {
-        *self.0.observer.borrow_mut() = observer;
+        *self.inner().observer.borrow_mut() = observer;
     }
 
     /// Runs the page held still since it came from outside: the person clicked "Run this page".
     pub fn run_held_page(&self) {
-        let inner = &self.0;
-        if !inner.state.held.get_untracked() {
+        let inner = self.inner();
+        if !self.state.held.get_untracked() {
             return;
         }
-        inner.state.held.set(false);
-        // Cloned out first: `render` writes `shown_page`, and an `if let` would hold the borrow.
+        self.state.held.set(false);
+        // Cloned out first: `render` writes `shown_page`.
         let page = inner.shown_page.borrow().clone();
         if let Some(page) = page {
             inner.render(page);
@@ -224,21 +230,26 @@ impl Runner {
 
     /// Gives the runner the preview to render into.
     pub fn attach_preview(&self, preview: Option<Preview>) {
-        *self.0.preview.borrow_mut() = preview;
-        if let Some(page) = self.0.pending_render.take() {
-            self.0.render(page);
+        let inner = self.inner();
+        let attached = preview.is_some();
+        *inner.preview.borrow_mut() = preview;
+        if let Some(main) = inner.main.borrow_mut().as_mut() {
+            main.attach_preview(attached);
+        }
+        if let Some(page) = inner.pending_render.take() {
+            inner.render(page);
         }
     }
 
     /// Adds a line to the console panel.
     pub fn log(&self, level: ConsoleLevel, text: String) {
-        self.0.state.console.update(|c| c.push(level, text));
+        self.state.console.update(|c| c.push(level, text));
     }
 
     /// Starts `job` on `model`, stopping any generation under way.
     pub fn run(&self, model: Option<String>, job: Job) {
-        let inner = &self.0;
-        let state = inner.state;
+        let inner = self.inner();
+        let state = self.state;
         if job.prompt.is_empty() {
             state.error.set(Some("Type what to build first.".into()));
             return;
@@ -250,104 +261,47 @@ impl Runner {
             inner.set_status(StreamStatus::Error);
             return;
         };
-        self.stop_current();
+        inner.stop_current();
         inner.cancel_tiles();
         // The person asked for this page: it runs when complete.
         state.held.set(false);
         state.tiles.set(Vec::new());
         state.error.set(None);
         state.served_by.set(None);
-        state.queued.set(None);
-        state.console.update(ConsoleLog::clear);
-        inner.set_status(StreamStatus::Streaming);
-        state.metrics.set(LiveMetrics::started(now_ms()).priced(job.price_of(&model), job.prompt_tokens));
-        inner.outcome.set(None);
-        inner.frozen.set(false);
-        inner.worker_finished.set(false);
-        inner.pending_code.take();
-        inner.pending_render.take();
-        inner.document.take();
-        inner.clear_edit_render();
-        state.files.set(Vec::new());
         state.review.set(None);
-        state.edit.set(None);
-        state.answer_tokens.set(0);
-        if let Some(editor) = inner.editor.borrow().as_ref() {
-            // An edit keeps showing the code it edits until its first change arrives.
-            match &job.base {
-                Some(base) => {
-                    editor.reset(code_language(base));
-                    editor.append(base);
-                }
-                None => editor.reset("markdown"),
-            }
-            editor.begin();
-        }
-        if let Some(preview) = inner.preview.borrow().as_ref() {
-            preview.begin();
-        }
-        let weak = Rc::downgrade(&**inner);
-        let id_cell = Rc::new(Cell::new(0));
-        let id_for_handler = Rc::clone(&id_cell);
-        let handler: StreamHandler = Rc::new(move |event| {
-            if let Some(inner) = weak.upgrade() {
-                inner.on_event(id_for_handler.get(), event);
-            }
-        });
-        let id = (inner.start)(start_request(&model, &job), handler);
-        id_cell.set(id);
-        inner.current.set(Some(id));
-        inner.send(WorkerRequest::Reset { stream: id, preview_only: false, base: job.base.clone() });
-        inner.notify(RunEvent::Started { model: &model, prompt: &job.prompt });
-        *inner.job.borrow_mut() = Some((job, model));
+        state.console.update(ConsoleLog::clear);
+        inner.pending_render.take();
+        inner.clear_edit_render();
+        let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.is_some());
+        main.attach_preview(inner.preview.borrow().is_some());
+        let commands = main.start(now_ms());
+        *inner.main.borrow_mut() = Some(main);
+        inner.exec(Target::Main, commands);
     }
 
-    /// Stops the current generation. The editor keeps exactly what it shows: text still in flight
-    /// is dropped, so nothing changes after the user pressed Cancel.
+    /// Stops the current generation (or every tile). The editor keeps exactly what it shows: text
+    /// still in flight is dropped, so nothing changes after the person pressed Cancel.
     pub fn cancel(&self) {
-        let inner = &self.0;
+        let inner = self.inner();
         if inner.group.get() {
             inner.cancel_all_tiles();
             return;
         }
-        let Some(id) = inner.current.get() else { return };
-        if inner.state.status.get_untracked() != StreamStatus::Streaming || inner.frozen.get() {
-            return;
-        }
-        inner.set_status(StreamStatus::Cancelled);
-        (inner.cancel)(id);
-        inner.freeze(id);
-        // A stopped edit changes nothing: its blocks so far are not half-applied to the code.
-        let base = inner.job.borrow().as_ref().and_then(|(job, _)| job.base.clone());
-        if let Some(base) = base {
-            inner.state.edit.set(None);
-            inner.show_version(base, None, Vec::new());
-        }
+        let commands = inner.main.borrow_mut().as_mut().map(Generation::cancel).unwrap_or_default();
+        inner.exec(Target::Main, commands);
     }
-
-    fn stop_current(&self) {
-        let inner = &self.0;
-        if let Some(old) = inner.current.get() {
-            let streaming = inner.state.status.get_untracked() == StreamStatus::Streaming;
-            if streaming && !inner.group.get() && !inner.frozen.get() {
-                (inner.cancel)(old);
-            }
-            // Its later events and updates are ignored from here on.
-            inner.finish_worker(old);
-            inner.current.set(None);
-        }
-    }
-}
-
-/// Replaces the editor's text with `code`, editable.
-fn show_in(editor: &Editor, code: &str) {
-    editor.reset(code_language(code));
-    editor.append(code);
-    editor.finish();
 }
 
 impl Inner {
-    /// Sets the status; the observer hears when a generation stops streaming.
+    /// Stops the single run, whose later events and updates are ignored from here on.
+    fn stop_current(self: &Rc<Self>) {
+        let old = self.main.borrow_mut().take();
+        if let Some(mut old) = old {
+            self.exec(Target::Main, old.retire());
+        }
+    }
+
+    /// Sets the page's status outside any generation (a run that could not start).
     fn set_status(&self, status: StreamStatus) {
         let was = self.state.status.get_untracked();
         self.state.status.set(status);
@@ -356,60 +310,60 @@ impl Inner {
         }
     }
 
-    /// The person edited the code: tell the observer, and show the edits in the preview once the
-    /// typing pauses.
-    fn on_edit(self: &Rc<Self>) {
-        self.notify(RunEvent::Edited);
-        self.clear_edit_render();
-        let weak = Rc::downgrade(self);
-        let timer = set_timeout_with_handle(
-            move || {
-                let Some(inner) = weak.upgrade() else { return };
-                inner.edit_render.take();
-                let code = inner.editor.borrow().as_ref().map(Editor::text);
-                if let Some(code) = code {
-                    inner.render(page_of_code(&code));
-                    inner.state.code_revision.update(|n| *n += 1);
-                }
-            },
-            Duration::from_millis(EDIT_RENDER_DELAY_MS),
-        );
-        *self.edit_render.borrow_mut() = timer.ok();
-    }
-
-    /// Makes `code` the current version: in the editor, and in the preview as `page` (its files
-    /// inlined) or else as the code itself; `files` are what Export offers. Either may not exist
-    /// yet: they get it when attached.
-    fn show_version(&self, code: String, page: Option<String>, files: Vec<AnswerFile>) {
-        self.clear_edit_render();
-        self.state.code_revision.update(|n| *n += 1);
-        self.render(page.clone().unwrap_or_else(|| page_of_code(&code)));
-        *self.document.borrow_mut() = page;
-        self.state.files.set(files);
-        match self.editor.borrow().as_ref() {
-            Some(editor) => show_in(editor, &code),
-            None => *self.pending_code.borrow_mut() = Some(code),
-        }
-    }
-
-    /// Runs a finished `page` in the main preview, now or once it is attached; while the page is
-    /// held (it came from outside), shows it still instead: scripts removed, as while streaming.
-    fn render(&self, page: String) {
-        *self.shown_page.borrow_mut() = Some(page.clone());
-        match self.preview.borrow().as_ref() {
-            Some(preview) if self.state.held.get_untracked() => {
-                preview.begin();
-                preview.snapshot(&page);
+    /// An event of stream `id`, for the generation `target`.
+    fn on_stream_event(self: &Rc<Self>, target: Target, id: StreamId, event: StreamEvent) {
+        let now = now_ms();
+        let len = match &event {
+            StreamEvent::Delta { text } => text.len(),
+            _ => 0,
+        };
+        let Some(commands) = self.with_lane(target, |lane| lane.on_stream_event(id, event, now)) else {
+            return;
+        };
+        let took_text = commands.iter().any(|c| matches!(c, Command::Worker(WorkerRequest::Append { .. })));
+        if took_text && target != Target::Main {
+            let shown = self.group_metrics.borrow_mut().on_text(now, len);
+            if let Some(metrics) = shown {
+                self.state.metrics.set(metrics);
             }
-            Some(preview) => preview.run(&page, || {}),
-            None => *self.pending_render.borrow_mut() = Some(page),
+        }
+        self.exec(target, commands);
+    }
+
+    /// A worker update: for the single run or the tile whose stream it is (else stale).
+    fn on_parsed(self: &Rc<Self>, update: flint_protocol::worker::ParsedUpdate) {
+        let id = update.stream;
+        let main = self.main.borrow().as_ref().and_then(Generation::stream) == Some(id);
+        let target = if main {
+            Target::Main
+        } else {
+            let tiles = self.tiles.borrow();
+            match tiles.iter().find(|t| t.lane.stream() == Some(id)) {
+                Some(tile) => Target::Tile(tile.view.key),
+                None => return,
+            }
+        };
+        let now = now_ms();
+        if let Some(commands) = self.with_lane(target, |lane| lane.on_parsed(update, now)) {
+            self.exec(target, commands);
         }
     }
 
-    /// Forgets edits waiting to be shown: another version is about to be shown.
-    fn clear_edit_render(&self) {
-        if let Some(timer) = self.edit_render.take() {
-            timer.clear();
+    /// The complete page of stream `id` is on screen.
+    fn page_shown(self: &Rc<Self>, target: Target, id: StreamId) {
+        let now = now_ms();
+        if let Some(commands) = self.with_lane(target, |lane| lane.page_shown(id, now)) {
+            self.exec(target, commands);
+        }
+    }
+
+    /// Calls `f` on generation `target`, if it is still there.
+    fn with_lane<R>(&self, target: Target, f: impl FnOnce(&mut Generation) -> R) -> Option<R> {
+        match target {
+            Target::Main => self.main.borrow_mut().as_mut().map(f),
+            Target::Tile(key) => {
+                self.tiles.borrow_mut().iter_mut().find(|t| t.view.key == key).map(|t| f(&mut t.lane))
+            }
         }
     }
 
@@ -424,134 +378,6 @@ impl Inner {
     fn send(&self, request: WorkerRequest) {
         if let Some(worker) = &self.worker {
             worker.send(&request);
-        }
-    }
-
-    /// Tells the worker the stream is over (once); it answers with the final update.
-    fn finish_worker(&self, id: StreamId) {
-        if !self.worker_finished.replace(true) {
-            self.send(WorkerRequest::Finish { stream: id });
-        }
-    }
-
-    fn freeze(&self, id: StreamId) {
-        if self.frozen.replace(true) {
-            return;
-        }
-        if let Some(editor) = self.editor.borrow().as_ref() {
-            editor.finish();
-        }
-        self.finish_worker(id);
-        self.state.code_revision.update(|n| *n += 1);
-    }
-
-    fn on_event(&self, id: StreamId, event: StreamEvent) {
-        if self.current.get() != Some(id) {
-            return;
-        }
-        let state = self.state;
-        if state.queued.get_untracked().is_some() {
-            state.queued.set(None);
-        }
-        match event {
-            StreamEvent::Queued { ahead } => state.queued.set(Some(ahead)),
-            StreamEvent::Started { provider, model } => {
-                state.served_by.set(Some(format!("{provider}/{model}")))
-            }
-            StreamEvent::Delta { text } => {
-                if self.frozen.get() {
-                    return;
-                }
-                state.metrics.update(|m| m.on_text(now_ms(), text.len()));
-                self.send(WorkerRequest::Append { stream: id, text });
-            }
-            StreamEvent::Done { finish, usage, metrics } => {
-                state.metrics.update(|m| m.on_done(usage, metrics));
-                state.add_spent(state.metrics);
-                if self.frozen.get() {
-                    return;
-                }
-                if finish == FinishReason::Cancelled {
-                    self.outcome.set(Some(Outcome::Stopped));
-                    self.set_status(StreamStatus::Cancelled);
-                } else {
-                    // "done" once the finished page is on screen (see `apply`).
-                    self.outcome.set(Some(Outcome::Complete));
-                    if self.worker.is_none() {
-                        self.set_status(StreamStatus::Done);
-                    }
-                }
-                self.finish_worker(id);
-            }
-            StreamEvent::Failed { message, .. } => {
-                state.add_spent(state.metrics);
-                if self.frozen.get() {
-                    return;
-                }
-                self.outcome.set(Some(Outcome::Stopped));
-                state.error.set(Some(message));
-                self.set_status(StreamStatus::Error);
-                self.finish_worker(id);
-            }
-        }
-    }
-
-    fn apply(self: &Rc<Self>, update: ParsedUpdate) {
-        let id = update.stream;
-        if self.current.get() != Some(id) {
-            self.apply_tile(update);
-            return;
-        }
-        if self.frozen.get() {
-            return;
-        }
-        if let Some(editor) = self.editor.borrow().as_ref() {
-            if update.code_reset {
-                editor.reset(&update.language);
-            }
-            editor.edit_lines(&update.code_edits);
-            editor.append(&update.code_append);
-            if update.done {
-                editor.finish();
-            }
-        }
-        if update.code_reset || !update.code_append.is_empty() || !update.code_edits.is_empty() {
-            self.notify(RunEvent::Streamed);
-        }
-        if self.state.answer_tokens.get_untracked() != update.answer_tokens {
-            self.state.answer_tokens.set(update.answer_tokens);
-        }
-        let complete = update.done && self.outcome.get() == Some(Outcome::Complete);
-        let stopped = update.done && self.outcome.get() == Some(Outcome::Stopped);
-        if let Some(report) = update.edits {
-            self.state.edit.set(Some(EditReport { hunks: Vec::new(), ..report.clone() }));
-            if complete || stopped {
-                let proposal = update.files.iter().find(|f| f.main).map(|f| f.content.clone());
-                self.propose(report, proposal.unwrap_or_default(), stopped);
-            }
-        } else if complete {
-            self.keep_answer(Origin::Generated);
-        }
-        if update.done {
-            self.state.files.set(update.files);
-            self.document.borrow_mut().clone_from(&update.preview);
-            self.state.code_revision.update(|n| *n += 1);
-        }
-        let preview = self.preview.borrow();
-        match (update.preview, preview.as_ref()) {
-            (Some(doc), Some(preview)) if complete => {
-                let weak = Rc::downgrade(self);
-                preview.run(&doc, move || {
-                    if let Some(inner) = weak.upgrade()
-                        && inner.current.get() == Some(id)
-                    {
-                        inner.set_status(StreamStatus::Done);
-                    }
-                });
-            }
-            (Some(doc), Some(preview)) => preview.snapshot(&doc),
-            _ if complete => self.set_status(StreamStatus::Done),
-            _ => {}
         }
     }
 }

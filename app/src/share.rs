@@ -104,10 +104,7 @@ pub fn shared_model_problem(list: &ModelList, model: &str) -> Option<String> {
     }
 }
 
-/// The Monaco language for shared code: pages are HTML, anything else is shown as plain text.
-pub fn code_language(code: &str) -> &'static str {
-    if code.trim_start().starts_with('<') { "html" } else { "plaintext" }
-}
+pub use flint_protocol::stored_link::code_language;
 
 #[cfg(test)]
 mod tests {
@@ -210,11 +207,5 @@ mod tests {
             Some("Kept until 2024-02-12 (UTC)")
         );
         assert_eq!(kept_until(Some(4_102_444_799)).as_deref(), Some("Kept until 2099-12-31 (UTC)"));
-    }
-
-    #[test]
-    fn pages_are_html() {
-        assert_eq!(code_language("\n <!doctype html>"), "html");
-        assert_eq!(code_language("console.log(1)"), "plaintext");
     }
 }

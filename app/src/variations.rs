@@ -1,6 +1,6 @@
 //! Variations and compare: one prompt fanned out into several streams ("lanes"), each painted into
 //! its own tile. Plain logic — which lanes to run, which key picks which tile, who won the race —
-//! tested natively; the tiles' streams are run by [`crate::run::Runner`].
+//! tested natively; each tile is a [`crate::generation::Generation`], run by [`crate::run::Runner`].
 
 use flint_protocol::GenParams;
 pub use flint_protocol::share::MAX_VARIATIONS;

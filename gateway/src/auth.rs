@@ -28,6 +28,7 @@ use crate::AppState;
 use crate::access::Route;
 use crate::config::{AuthConfig, AuthMode, IpRange};
 use crate::person::Person;
+use crate::store::Store;
 
 pub mod cli;
 mod signin;
@@ -41,7 +42,7 @@ pub struct Auth {
     mode: AuthMode,
     allow_anonymous: bool,
     /// With `mode = "tokens"`: the store, or why it could not be opened.
-    store: Option<Result<Arc<AuthStore>, String>>,
+    store: Option<Result<AuthStore, String>>,
     session_lifetime: Duration,
     /// `public_url` is https: every session cookie is `Secure`.
     public_https: bool,
@@ -89,13 +90,14 @@ impl Unknown {
 }
 
 impl Auth {
-    /// The policy for `config`; with tokens, opens the store (logging why when it cannot).
-    pub fn new(config: &AuthConfig) -> Self {
-        let store = (config.mode == AuthMode::Tokens).then(|| {
-            AuthStore::open(&config.database).map(Arc::new).map_err(|err| {
-                tracing::error!("sign-in is unavailable: {err}");
-                err.to_string()
-            })
+    /// The policy for `config`; with tokens, keeps them in `store` (logging why when it cannot).
+    pub fn new(config: &AuthConfig, store: &Arc<dyn Store>) -> Self {
+        let store = (config.mode == AuthMode::Tokens).then(|| match store.auth_problem() {
+            Some(problem) => {
+                tracing::error!("sign-in is unavailable: {problem}");
+                Err(problem)
+            }
+            None => Ok(AuthStore::new(Arc::clone(store))),
         });
         let header = HeaderName::from_bytes(config.header.trim().as_bytes())
             .unwrap_or_else(|_| HeaderName::from_static("x-forwarded-user"));
@@ -159,14 +161,9 @@ impl Auth {
             AuthMode::Tokens => {
                 let Some(secret) = signin::session_secret(headers) else { return Err(Unknown::NotSignedIn) };
                 let Some(Ok(store)) = &self.store else { return Err(Unknown::StoreUnavailable) };
-                let (store, secret) = (store.clone(), secret.to_owned());
-                match tokio::task::spawn_blocking(move || store.session(&secret, unix_now())).await {
-                    Ok(Ok(Some(name))) => Ok(Person::User(name)),
-                    Ok(Ok(None)) => Err(Unknown::SessionEnded),
-                    Ok(Err(err)) => {
-                        tracing::error!(error = %err, "reading a session failed");
-                        Err(Unknown::StoreUnavailable)
-                    }
+                match store.session(secret, unix_now()).await {
+                    Ok(Some(name)) => Ok(Person::User(name)),
+                    Ok(None) => Err(Unknown::SessionEnded),
                     Err(err) => {
                         tracing::error!(error = %err, "reading a session failed");
                         Err(Unknown::StoreUnavailable)
@@ -188,7 +185,7 @@ impl Auth {
         }
     }
 
-    fn store(&self) -> Option<&Arc<AuthStore>> {
+    fn store(&self) -> Option<&AuthStore> {
         self.store.as_ref().and_then(|s| s.as_ref().ok())
     }
 }
@@ -247,7 +244,9 @@ mod tests {
     fn auth(configure: impl FnOnce(&mut AuthConfig)) -> Auth {
         let mut config = AuthConfig::default();
         configure(&mut config);
-        Auth::new(&config)
+        let tokens = (config.mode == AuthMode::Tokens).then_some(config.database.as_path());
+        let store: Arc<dyn Store> = Arc::new(crate::store::SqliteStore::open(None, tokens));
+        Auth::new(&config, &store)
     }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {

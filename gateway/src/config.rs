@@ -13,11 +13,13 @@ mod auth;
 mod limits;
 mod profiles;
 mod providers;
+mod store;
 
 pub use auth::*;
 pub use limits::*;
 pub use profiles::*;
 pub use providers::*;
+pub use store::*;
 
 /// The whole configuration file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -44,6 +46,27 @@ pub struct Config {
     /// `[auth]`: who may use the gateway.
     #[serde(default)]
     pub auth: AuthConfig,
+    /// `[store]`: SQLite files (default) or one PostgreSQL database shared by several gateways.
+    #[serde(default)]
+    pub store: StoreConfig,
+    /// `[metrics]`: who may read `/metrics`.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+}
+
+/// `[metrics]`: `GET /metrics` in Prometheus' text format.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Peers (addresses or CIDR ranges) that may read it; empty turns it off. Default: loopback,
+    /// so a scraper on the same machine (or in the same pod) reads it and the public does not.
+    pub allow: Vec<IpRange>,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self { allow: ["127.0.0.0/8", "::1/128"].iter().map(|r| r.parse().expect("valid range")).collect() }
+    }
 }
 
 /// `[share]`: stored short links for prompts too long to share in a URL.
@@ -63,9 +86,17 @@ pub struct ShareConfig {
     pub max_bytes_per_person: usize,
     /// Days a link is kept after it is stored; 0 keeps links until deleted.
     pub ttl_days: u32,
-    /// Not a setting: the time links are dated by; tests put a [`crate::shares::Clock::manual`] here.
+    /// Not a setting: the time links are dated by; tests put a [`crate::clock::Clock::manual`] here.
     #[serde(skip)]
-    pub clock: crate::shares::Clock,
+    pub clock: crate::clock::Clock,
+}
+
+impl ShareConfig {
+    /// Whether stored links are on for a gateway listening on `listen`: as `enabled` says, else on
+    /// loopback only, where the one storing them is the one whose disk they fill.
+    pub fn stored_links_on(&self, listen: SocketAddr) -> bool {
+        self.enabled.unwrap_or_else(|| listen.ip().is_loopback())
+    }
 }
 
 impl Default for ShareConfig {
@@ -81,7 +112,7 @@ impl Default for ShareConfig {
             max_links_per_person: 200,
             max_bytes_per_person: 8 * 1024 * 1024,
             ttl_days: 90,
-            clock: crate::shares::Clock::system(),
+            clock: crate::clock::Clock::system(),
         }
     }
 }
@@ -111,6 +142,16 @@ pub struct ServerConfig {
     /// The most continuations one stream may ask for (`auto_continue`) when its answer stops at
     /// the length limit; each costs a full request's prompt tokens again. 0 turns them off.
     pub max_auto_continue: u8,
+    /// How long, in seconds, a tab whose socket dropped keeps its streams running for the page to
+    /// come back and resume them. 0: a dropped socket ends its streams at once.
+    pub resume_grace_secs: u64,
+    /// The most bytes of frames one tab keeps for a resume. While the socket is up the oldest go
+    /// first; while it is away, passing this stops the tab's streams (the page is told why).
+    pub resume_buffer_bytes: usize,
+    /// On SIGTERM or Ctrl-C: how long, in seconds, running streams may take to finish after the
+    /// gateway stops accepting connections, before the remaining sockets are closed (the pages
+    /// reconnect, through a load balancer to another gateway). A second signal stops at once.
+    pub drain_secs: u64,
 }
 
 impl Default for ServerConfig {
@@ -125,6 +166,9 @@ impl Default for ServerConfig {
             hosts: Vec::new(),
             header_read_timeout_ms: 10_000,
             max_auto_continue: 3,
+            resume_grace_secs: 30,
+            resume_buffer_bytes: 8 * 1024 * 1024,
+            drain_secs: 30,
         }
     }
 }
@@ -325,6 +369,8 @@ mod tests {
         assert!(all.default_model.is_some());
         assert_eq!(all.share.database, Path::new("/var/lib/flint/shares.sqlite3"));
         assert_eq!(all.share.max_link_bytes, 524_288);
+        assert_eq!(all.metrics.allow.len(), 3, "the example's [metrics] allow list");
+        assert_eq!(shipped.metrics.allow.len(), 2, "loopback only by default");
     }
 
     fn is_key(word: &str) -> bool {

@@ -3,7 +3,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::shares::StoreError;
+use crate::store::StoreError;
 
 /// A failed HTTP request.
 #[derive(Debug, thiserror::Error)]

@@ -4,9 +4,10 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::header::{
-    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, ETAG, IF_NONE_MATCH,
+    ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_SECURITY_POLICY, CONTENT_TYPE, ETAG,
+    IF_NONE_MATCH,
 };
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
@@ -17,6 +18,18 @@ use crate::AppState;
 use crate::error::AppError;
 use crate::headers::{app_csp, inline_script_hashes};
 use crate::static_files;
+
+/// `GET /metrics`: the gateway's figures for a scraper in `metrics.allow`; anyone else gets the
+/// same 404 as an unknown path, so the route does not even say it exists.
+pub async fn metrics(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+) -> Response {
+    if !state.may_scrape(peer.ip()) {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], state.metrics().render()).into_response()
+}
 
 /// `GET /healthz`.
 pub async fn healthz() -> &'static str {

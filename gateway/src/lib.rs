@@ -18,6 +18,7 @@ use tower_http::trace::TraceLayer;
 
 pub mod access;
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod headers;
@@ -26,15 +27,17 @@ pub mod limits;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
 #[cfg(feature = "local")]
 pub mod local;
+pub mod metrics;
 pub mod models;
 pub mod person;
 pub mod profiles;
+pub mod provider;
 pub mod providers;
 pub mod serve;
 pub mod shares;
-mod sqlite;
 mod state;
 pub mod static_files;
+pub mod store;
 pub mod ws;
 
 pub use state::AppState;
@@ -52,6 +55,7 @@ pub fn app(state: AppState) -> Router {
         .route("/index.html", get(http::index))
         .route("/ws", get(ws::handler))
         .route("/healthz", get(http::healthz))
+        .route("/metrics", get(http::metrics))
         .route("/api/models", get(http::models))
         .route("/api/access", post(access::probe))
         .route(

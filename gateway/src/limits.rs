@@ -1,8 +1,10 @@
 //! What one person may use: open tabs, running generations, starts per minute and generated tokens
 //! per day, kept per [`Person`] (not per socket, so more tabs buy nothing).
 //!
-//! Every refusal is a sentence naming the setting, with when to retry. Counts live in memory: one
-//! gateway's view (several gateways sharing quotas is issue 13's store).
+//! Every refusal is a sentence naming the setting, with when to retry. Tabs, running streams and
+//! starts per minute live in memory, per gateway: a socket and its streams live on one gateway, so
+//! each gateway holds its own share of them (see DEPLOY.md). Tokens per day are counted in the
+//! [`Store`]: with PostgreSQL one count for every gateway on it, with SQLite in this process.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -11,9 +13,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use tokio::sync::OnceCell;
 
 use crate::config::{LimitsConfig, PersonLimits};
 use crate::person::Person;
+use crate::store::{SqliteStore, Store, StoreError, person_key};
 
 const DAY: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -37,14 +41,11 @@ pub struct QuotaStatus {
     pub resets_in: Duration,
 }
 
-/// Per-person counts.
+/// Per-person counts on this gateway.
 #[derive(Debug, Default)]
 struct Counts {
     sockets: u32,
     streams: u32,
-    /// The UTC day (days since the epoch) `tokens` belongs to.
-    day: u64,
-    tokens: u64,
 }
 
 /// The limits of every person; shared by all connections.
@@ -58,6 +59,10 @@ pub struct Limits {
     anonymous_starts: Option<DefaultKeyedRateLimiter<Person>>,
     /// The wall clock, for the day the token quota counts (tests move it).
     now: fn() -> SystemTime,
+    /// Where the day's tokens are counted.
+    store: Arc<dyn Store>,
+    /// The store's salt, so people are counted under a key that names nobody.
+    salt: OnceCell<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Limits {
@@ -70,13 +75,24 @@ impl std::fmt::Debug for Limits {
 }
 
 impl Limits {
-    /// Limits as configured; `loopback` when the gateway listens only on loopback.
+    /// Limits as configured, the day's tokens in this process; `loopback` when the gateway
+    /// listens only on loopback.
     pub fn new(config: &LimitsConfig, loopback: bool) -> Arc<Self> {
         Self::with_clock(config, loopback, SystemTime::now)
     }
 
     /// The same with another wall clock.
     pub fn with_clock(config: &LimitsConfig, loopback: bool, now: fn() -> SystemTime) -> Arc<Self> {
+        Self::with_store(config, loopback, now, Arc::new(SqliteStore::memory()))
+    }
+
+    /// Limits counting the day's tokens in `store`.
+    pub fn with_store(
+        config: &LimitsConfig,
+        loopback: bool,
+        now: fn() -> SystemTime,
+        store: Arc<dyn Store>,
+    ) -> Arc<Self> {
         let starts = |limits: &PersonLimits| {
             NonZeroU32::new(limits.starts_per_minute).map(|n| RateLimiter::dashmap(Quota::per_minute(n)))
         };
@@ -88,6 +104,8 @@ impl Limits {
             signed_in_starts: starts(&config.signed_in),
             anonymous_starts: starts(&config.anonymous),
             now,
+            store,
+            salt: OnceCell::new(),
         })
     }
 
@@ -123,17 +141,37 @@ impl Limits {
 
     /// A new generation for `person`: within their running streams, their starts per minute and
     /// their tokens today. Held until the permit is dropped; charge it the tokens it generated.
-    pub fn start_stream(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
+    pub async fn start_stream(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
         let (limits, starts, section) = self.of(person);
-        let today = self.day();
+        if limits.streams > 0 {
+            let running = self.counts().get(person).map_or(0, |c| c.streams);
+            if running >= limits.streams {
+                return Err(too_many_streams(person, running, section));
+            }
+        }
+        // Asked before the start is counted against the rate, so a refusal costs no start.
+        let used = if limits.tokens_per_day > 0 {
+            self.used_today(person).await.map_err(|err| {
+                tracing::error!(error = %err, "reading today's token quota failed");
+                Refusal {
+                    message:
+                        "this Flint cannot check today's token quota right now (details are in its log); \
+                              try again in a minute"
+                            .to_owned(),
+                    retry_after: Some(Duration::from_secs(60)),
+                }
+            })?
+        } else {
+            0
+        };
         {
             let mut counts = self.counts();
             let entry = counts.entry(person.clone()).or_default();
-            entry.roll(today);
+            // Checked again: another tab may have started one while the quota was read.
             if limits.streams > 0 && entry.streams >= limits.streams {
                 return Err(too_many_streams(person, entry.streams, section));
             }
-            if limits.tokens_per_day > 0 && entry.tokens >= limits.tokens_per_day {
+            if limits.tokens_per_day > 0 && used >= limits.tokens_per_day {
                 let message = format!(
                     "{} used today's {} generated tokens ({section}.tokens_per_day); the quota renews at \
                      midnight UTC",
@@ -157,7 +195,7 @@ impl Limits {
             }
             entry.streams += 1;
         }
-        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: false })
+        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: false, used: None })
     }
 
     /// A generation on the person's own key: the operator's quotas (starts per minute, tokens per
@@ -171,21 +209,42 @@ impl Limits {
         }
         entry.streams += 1;
         // Charged already: its tokens are not the operator's to count.
-        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: true })
+        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: true, used: None })
     }
 
-    /// Today's token quota and use, when `person` has one.
-    pub fn quota(&self, person: &Person) -> Option<QuotaStatus> {
+    /// Today's token quota and use, when `person` has one (and the store answers).
+    pub async fn quota(&self, person: &Person) -> Option<QuotaStatus> {
         let (limits, _, _) = self.of(person);
-        (limits.tokens_per_day > 0).then(|| {
-            let today = self.day();
-            let used = self.counts().get(person).filter(|c| c.day == today).map_or(0, |c| c.tokens);
-            QuotaStatus { used, limit: limits.tokens_per_day, resets_in: self.until_tomorrow() }
-        })
+        if limits.tokens_per_day == 0 {
+            return None;
+        }
+        match self.used_today(person).await {
+            Ok(used) => Some(self.status(used, limits.tokens_per_day)),
+            Err(err) => {
+                tracing::error!(error = %err, "reading today's token quota failed");
+                None
+            }
+        }
     }
 
-    fn day(&self) -> u64 {
-        (self.now)().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() / DAY.as_secs()
+    fn status(&self, used: u64, limit: u64) -> QuotaStatus {
+        QuotaStatus { used, limit, resets_in: self.until_tomorrow() }
+    }
+
+    /// The key `person`'s tokens are counted under.
+    async fn key(&self, person: &Person) -> Result<String, StoreError> {
+        let salt = self.salt.get_or_try_init(|| self.store.salt()).await?;
+        Ok(person_key(salt, person))
+    }
+
+    async fn used_today(&self, person: &Person) -> Result<u64, StoreError> {
+        let key = self.key(person).await?;
+        self.store.tokens_used(&key, self.day()).await
+    }
+
+    fn day(&self) -> i64 {
+        let days = (self.now)().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs() / DAY.as_secs();
+        i64::try_from(days).unwrap_or(i64::MAX)
     }
 
     fn until_tomorrow(&self) -> Duration {
@@ -193,22 +252,12 @@ impl Limits {
         DAY - Duration::from_secs(since.as_secs() % DAY.as_secs())
     }
 
-    /// Forgets people with nothing open and nothing counted today, so the map stays as small as
-    /// the set of people active today.
+    /// Forgets people with nothing open, so the map stays as small as the set of people active
+    /// now (the day's tokens are the store's, which forgets past days itself).
     pub fn prune(&self) {
-        let today = self.day();
-        self.counts().retain(|_, c| c.sockets > 0 || c.streams > 0 || (c.day == today && c.tokens > 0));
+        self.counts().retain(|_, c| c.sockets > 0 || c.streams > 0);
         for starts in [&self.signed_in_starts, &self.anonymous_starts].into_iter().flatten() {
             starts.retain_recent();
-        }
-    }
-}
-
-impl Counts {
-    fn roll(&mut self, today: u64) {
-        if self.day != today {
-            self.day = today;
-            self.tokens = 0;
         }
     }
 }
@@ -251,25 +300,36 @@ pub struct StreamPermit {
     limits: Arc<Limits>,
     person: Person,
     charged: bool,
+    /// The person's tokens today, as the store answered the charge.
+    used: Option<u64>,
 }
 
 impl StreamPermit {
     /// Counts the tokens the generation produced against today's quota; once (later calls are
     /// ignored, so the end of a stream may charge from more than one path).
-    pub fn charge(&mut self, tokens: u32) {
+    pub async fn charge(&mut self, tokens: u32) {
         if std::mem::replace(&mut self.charged, true) {
             return;
         }
-        let today = self.limits.day();
-        let mut counts = self.limits.counts();
-        let entry = counts.entry(self.person.clone()).or_default();
-        entry.roll(today);
-        entry.tokens += u64::from(tokens);
+        let limits = &self.limits;
+        let added = async {
+            let key = limits.key(&self.person).await?;
+            limits.store.add_tokens(&key, limits.day(), u64::from(tokens)).await
+        };
+        match added.await {
+            Ok(used) => self.used = Some(used),
+            Err(err) => tracing::error!(error = %err, tokens, "counting a stream's tokens failed"),
+        }
     }
 
-    /// The person's quota after this stream, for the page's meter.
-    pub fn quota(&self) -> Option<QuotaStatus> {
-        self.limits.quota(&self.person)
+    /// The person's quota after this stream, for the page's meter: the total the charge answered
+    /// (no second round trip to the store), else read.
+    pub async fn quota(&self) -> Option<QuotaStatus> {
+        let (limits, _, _) = self.limits.of(&self.person);
+        match self.used {
+            Some(used) if limits.tokens_per_day > 0 => Some(self.limits.status(used, limits.tokens_per_day)),
+            _ => self.limits.quota(&self.person).await,
+        }
     }
 }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use flint_gateway::config::Config;
 use flint_gateway::{AppState, app, auth, serve};
+use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str =
@@ -86,6 +87,14 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     let state = AppState::from_config(&config, &env);
+    // Migrations run now, so a store that is down or refuses them is in the log before the first
+    // request; the gateway still starts (the app and relaying need no store) and asks again on use.
+    match state.store().ready().await {
+        Ok(()) => tracing::info!("store: {}", state.store().describe()),
+        Err(err) => {
+            tracing::error!("store: {} is not ready, retried on each use: {err}", state.store().describe())
+        }
+    }
     let models = state.model_list();
     for model in &models.models {
         match &model.problem {
@@ -115,22 +124,46 @@ async fn main() -> ExitCode {
         );
     }
     let shutdown = state.shutdown().clone();
-    tokio::spawn({
-        let shutdown = shutdown.clone();
-        async move {
-            stop_signal().await;
-            tracing::info!("shutting down");
-            shutdown.cancel();
-        }
-    });
+    let stop_accepting = CancellationToken::new();
+    let drain =
+        tokio::spawn(drain_on_signal(state.clone(), stop_accepting.clone(), config.server.drain_secs));
     let header_timeout = Duration::from_millis(config.server.header_read_timeout_ms.max(1));
-    match serve::serve(listener, app(state), header_timeout, shutdown).await {
-        Ok(()) => ExitCode::SUCCESS,
+    match serve::serve_draining(listener, app(state), header_timeout, stop_accepting, shutdown).await {
+        Ok(()) => {
+            // HTTP connections are done, but upgraded sockets live in their own tasks: wait for the
+            // drain to end, then give the sockets a moment to send their close frames.
+            let _ = drain.await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             tracing::error!("server failed: {err}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// On the first stop signal: stop accepting connections and let running streams finish for up to
+/// `drain_secs`; then (or on a second signal) close every socket. A rolling restart behind a load
+/// balancer so loses no answer that finishes within the drain.
+async fn drain_on_signal(state: AppState, stop_accepting: CancellationToken, drain_secs: u64) {
+    stop_signal().await;
+    let running = state.metrics().streams_running();
+    tracing::info!(running, drain_secs, "draining: no new connections; running streams may finish");
+    stop_accepting.cancel();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(drain_secs);
+    let drained = async {
+        while state.metrics().streams_running() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::select! {
+        () = drained => {}
+        () = stop_signal() => tracing::info!("second stop signal: closing now"),
+    }
+    let left = state.metrics().streams_running();
+    tracing::info!(left, "shutting down: closing every socket (pages reconnect elsewhere)");
+    state.shutdown().cancel();
 }
 
 /// Ctrl-C, or SIGTERM on Unix (how `cargo xtask` and service managers stop it).

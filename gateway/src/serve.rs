@@ -32,9 +32,23 @@ pub async fn serve(
     header_read_timeout: Duration,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
+    serve_draining(listener, router, header_read_timeout, shutdown.clone(), shutdown).await
+}
+
+/// Like [`serve`], draining: stops accepting once `stop_accepting` is cancelled (the listener is
+/// closed then, so a load balancer's checks fail over) and waits for open connections, which are
+/// asked to close once `shutdown` is cancelled.
+pub async fn serve_draining(
+    listener: TcpListener,
+    router: Router,
+    header_read_timeout: Duration,
+    stop_accepting: CancellationToken,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
     let connections = TaskTracker::new();
     loop {
         let (tcp, peer) = tokio::select! {
+            () = stop_accepting.cancelled() => break,
             () = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -70,6 +84,7 @@ pub async fn serve(
             }
         });
     }
+    drop(listener);
     connections.close();
     connections.wait().await;
     Ok(())

@@ -21,19 +21,20 @@ use axum::http::StatusCode;
 use axum::http::header::{HeaderValue, LOCATION};
 use axum::response::{IntoResponse, Response};
 use flint_protocol::share::decode;
-use serde::{Deserialize, Serialize};
 
 use crate::AppState;
 use crate::config::ShareConfig;
 use crate::error::AppError;
 use crate::person::Who;
+use crate::store::Store;
 
-mod clock;
 pub mod store;
 
-pub use clock::Clock;
+pub use crate::clock::Clock;
+pub use store::ShareStore;
 use store::valid_id;
-pub use store::{Lookup, Quota, ShareStore, StoreError, Stored};
+
+pub use crate::store::{Lookup, Quota, StoreError, Stored};
 
 /// Why a share request is refused: as any HTTP route ([`AppError`]), or by the store's policy.
 #[derive(Debug, thiserror::Error)]
@@ -54,12 +55,6 @@ pub enum ShareError {
 
 impl From<StoreError> for ShareError {
     fn from(err: StoreError) -> Self {
-        Self::App(err.into())
-    }
-}
-
-impl From<tokio::task::JoinError> for ShareError {
-    fn from(err: tokio::task::JoinError) -> Self {
         Self::App(err.into())
     }
 }
@@ -103,28 +98,8 @@ impl IntoResponse for ShareError {
     }
 }
 
-/// `POST /api/share` body.
-#[derive(Debug, Deserialize)]
-pub struct ShareRequest {
-    /// The encoded link, as after `#p=`.
-    pub link: String,
-}
-
-/// `POST /api/share` answer.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ShareCreated {
-    /// The new id.
-    pub id: String,
-    /// The path to share (`/s/<id>`).
-    pub path: String,
-    /// When the link expires (Unix seconds); absent: kept until deleted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<i64>,
-    /// How to delete it: `DELETE /api/share/<id>`, sent by the same person (the same sign-in, or
-    /// the same address for anonymous use).
-    #[serde(default)]
-    pub delete: String,
-}
+// The request and answer of `POST /api/share` are the protocol's: the app reads the same types.
+pub use flint_protocol::stored_link::{ShareCreated, ShareRequest};
 
 /// The store as the gateway has it: switched off, unavailable (why), or open.
 pub type Shares = Option<Result<Arc<ShareStore>, String>>;
@@ -132,11 +107,12 @@ pub type Shares = Option<Result<Arc<ShareStore>, String>>;
 /// Whether `config` turns stored links on for a gateway listening on `listen`: as it says, else on
 /// loopback only, where the one storing them is the one whose disk they fill.
 pub fn enabled(config: &ShareConfig, listen: SocketAddr) -> bool {
-    config.enabled.unwrap_or_else(|| listen.ip().is_loopback())
+    config.stored_links_on(listen)
 }
 
-/// Opens the store the configuration asks for on `listen`, logging why when it cannot.
-pub fn open_configured(config: &ShareConfig, listen: SocketAddr) -> Shares {
+/// Stored links in `store` as the configuration asks for on `listen`, logging why when the store
+/// cannot keep them.
+pub fn open_configured(config: &ShareConfig, listen: SocketAddr, store: &Arc<dyn Store>) -> Shares {
     if !enabled(config, listen) {
         if config.enabled.is_none() {
             tracing::info!(
@@ -145,10 +121,13 @@ pub fn open_configured(config: &ShareConfig, listen: SocketAddr) -> Shares {
         }
         return None;
     }
-    Some(ShareStore::open(config).map(Arc::new).map_err(|err| {
-        tracing::error!("stored share links are unavailable: {err}");
-        err.to_string()
-    }))
+    // SQLite opens its file at once, so a file that failed is known now; PostgreSQL is asked on
+    // first use (its errors answer 503 then, and it may come up after the gateway).
+    if let Some(problem) = store.link_problem() {
+        tracing::error!("stored share links are unavailable: {problem}");
+        return Some(Err(problem));
+    }
+    Some(Ok(Arc::new(ShareStore::new(config, Arc::clone(store)))))
 }
 
 fn store(state: &AppState) -> Result<Arc<ShareStore>, AppError> {
@@ -174,8 +153,8 @@ pub async fn create(
         return Err(AppError::LinkTooLarge(limit).into());
     }
     decode(&link).map_err(|err| AppError::BadLink(err.to_string()))?;
-    // The task, the database, then the person's quota.
-    let stored = tokio::task::spawn_blocking(move || store.put(&person, &link)).await???;
+    // The database, then the person's quota.
+    let stored = store.put(&person, &link).await??;
     let Stored { id, expires_at } = stored;
     Ok(Json(ShareCreated {
         path: format!("/s/{id}"),
@@ -195,8 +174,7 @@ pub async fn open(
     if !valid_id(&id) {
         return Err(AppError::ShareNotFound.into());
     }
-    let key = id.clone();
-    let link = match tokio::task::spawn_blocking(move || store.get(&key)).await?? {
+    let link = match store.get(&id).await? {
         Lookup::Found(link) => link,
         Lookup::Expired => return Err(ShareError::Expired),
         Lookup::Missing => return Err(AppError::ShareNotFound.into()),
@@ -219,7 +197,7 @@ pub async fn delete(
     if !valid_id(&id) {
         return Err(AppError::ShareNotFound.into());
     }
-    if tokio::task::spawn_blocking(move || store.delete(&person, &id)).await?? {
+    if store.delete(&person, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(AppError::ShareNotFound.into())

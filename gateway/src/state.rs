@@ -9,11 +9,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::access::Access;
 use crate::auth::Auth;
-use crate::config::{Config, ProfileConfig, ServerConfig};
+use crate::config::{Config, IpRange, ProfileConfig, ServerConfig};
 use crate::limits::Limits;
+use crate::metrics::Metrics;
 use crate::models;
 use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
+use crate::store::{self, Store};
+use crate::ws::Resumes;
 
 /// Shared state of the gateway; cheap to clone.
 #[derive(Clone)]
@@ -31,23 +34,38 @@ struct Inner {
     shares: Shares,
     share_limit: usize,
     people: Arc<Limits>,
+    resumes: Resumes,
+    metrics: Arc<Metrics>,
+    metrics_allow: Vec<IpRange>,
+    store: Arc<dyn Store>,
 }
 
 impl AppState {
     /// State for `config` served by `providers` (in `/api/models` order).
     pub fn new(config: &Config, providers: Vec<Arc<dyn Provider>>) -> Self {
+        let store = store::open(config);
+        let loopback = config.server.listen.ip().is_loopback();
         Self(Arc::new(Inner {
             providers,
             server: config.server.clone(),
             access: Access::new(&config.server),
-            auth: Auth::new(&config.auth),
+            auth: Auth::new(&config.auth, &store),
             default_model: config.default_model.clone(),
             profiles: config.profiles.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
-            shares: shares::open_configured(&config.share, config.server.listen),
+            shares: shares::open_configured(&config.share, config.server.listen, &store),
             share_limit: config.share.max_link_bytes,
-            people: Limits::new(&config.limits, config.server.listen.ip().is_loopback()),
+            people: Limits::with_store(
+                &config.limits,
+                loopback,
+                std::time::SystemTime::now,
+                Arc::clone(&store),
+            ),
+            resumes: Resumes::default(),
+            metrics: Arc::new(Metrics::new()),
+            metrics_allow: config.metrics.allow.clone(),
+            store,
         }))
     }
 
@@ -69,6 +87,26 @@ impl AppState {
     /// What each person may use (tabs, streams, starts, tokens a day).
     pub fn people(&self) -> &Arc<Limits> {
         &self.0.people
+    }
+
+    /// Dropped connections waiting for their page to resume them.
+    pub fn resumes(&self) -> &Resumes {
+        &self.0.resumes
+    }
+
+    /// The gateway's figures, rendered at `/metrics`.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.0.metrics
+    }
+
+    /// Whether `peer` may read `/metrics` (`metrics.allow`).
+    pub fn may_scrape(&self, peer: std::net::IpAddr) -> bool {
+        crate::metrics::may_scrape(&self.0.metrics_allow, peer)
+    }
+
+    /// Where links, tokens, sessions and the day's quotas are kept.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.0.store
     }
 
     /// Who may use the gateway.

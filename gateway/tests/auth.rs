@@ -53,7 +53,7 @@ async fn with_tokens(tag: &str, configure: impl FnOnce(&mut Config)) -> (Gateway
     })
     .await;
     let store = AuthStore::open(&db).expect("the gateway's store opens");
-    let token = store.create_token("ada", now()).expect("a token");
+    let token = store.create_token("ada", now()).await.expect("a token");
     (gw, store, token)
 }
 
@@ -241,13 +241,13 @@ async fn an_expired_session_is_refused() {
     let (gw, store, token) = with_tokens("expired", |_| {}).await;
     // Signed in eight days ago, for seven.
     let week = Duration::from_secs(7 * 86_400);
-    let old = store.sign_in(&token, now() - 8 * 86_400, week).expect("sign in").expect("a valid token");
+    let old = store.sign_in(&token, now() - 8 * 86_400, week).await.expect("sign in").expect("a valid token");
     let cookie = format!("{SESSION_COOKIE}={}", old.secret);
     let (status, _, body) = get(gw.addr, "/api/models", Some(&cookie)).await;
     assert_eq!(status, 401, "{body}");
     assert!(body.contains("expired"), "{body}");
     assert_eq!(refusal(handshake_with_cookie(gw.addr, &cookie).await).0, 401);
-    let fresh = store.sign_in(&token, now(), week).expect("sign in").expect("a valid token");
+    let fresh = store.sign_in(&token, now(), week).await.expect("sign in").expect("a valid token");
     let cookie = format!("{SESSION_COOKIE}={}", fresh.secret);
     assert_eq!(get(gw.addr, "/api/models", Some(&cookie)).await.0, 200, "a session of today still works");
 }
@@ -257,7 +257,7 @@ async fn a_revoked_tokens_sessions_are_refused() {
     let (gw, store, token) = with_tokens("revoked", |_| {}).await;
     let cookie = cookie_of(&set_cookie(&sign_in(gw.addr, &token).await));
     assert_eq!(get(gw.addr, "/api/models", Some(&cookie)).await.0, 200);
-    assert_eq!(store.revoke_token("ada").expect("revoke"), 1, "one session ended");
+    assert_eq!(store.revoke_token("ada").await.expect("revoke"), 1, "one session ended");
     assert_eq!(get(gw.addr, "/api/models", Some(&cookie)).await.0, 401);
     assert_eq!(refusal(handshake_with_cookie(gw.addr, &cookie).await).0, 401);
     assert_eq!(

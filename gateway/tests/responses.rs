@@ -417,6 +417,6 @@ async fn a_closed_tab_closes_its_sockets() {
     let mut client = Client::connect(gw.addr).await;
     client.run(1, "counter@20000").await;
     assert!(!gw.upstream.sockets()[0].closed, "kept open for the tab's next request");
-    drop(client);
+    client.leave().await;
     until_sockets(&gw, "the tab's socket should close with it", |s| s.len() == 1 && s[0].closed).await;
 }

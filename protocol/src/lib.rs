@@ -13,6 +13,7 @@ mod models;
 mod params;
 pub mod prompt;
 pub mod share;
+pub mod stored_link;
 pub mod worker;
 
 pub use models::*;
@@ -46,11 +47,38 @@ pub enum ClientMessage {
         #[serde(default)]
         key: Option<Secret>,
     },
+    /// Picks up a dropped connection's streams: sent as the first frame on a new socket, with the
+    /// `resume` token of the last `Hello` and, for each stream still open on the page, the last
+    /// delta `seq` received. The gateway sends exactly the frames after those (`Done` and `Error`
+    /// included), then carries on live; a stream it no longer has gets `resume_expired`. Added in
+    /// protocol 1 without a bump: only a page that got a token sends it.
+    Resume(ResumeRequest),
     /// Liveness check, answered with `Pong`.
     Ping {
         /// Echoed back unchanged.
         nonce: u64,
     },
+}
+
+/// What [`ClientMessage::Resume`] asks for.
+/// The token is a [`Secret`]: as good as the connection, it never shows in a log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResumeRequest {
+    /// The `resume` token of the dropped connection's `Hello`.
+    pub token: Secret,
+    /// The streams still open on the page.
+    #[serde(default)]
+    pub streams: Vec<ResumeStream>,
+}
+
+/// One stream of a [`ResumeRequest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumeStream {
+    /// The stream.
+    pub stream: StreamId,
+    /// The last delta `seq` the page received; `None` if it received none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seq: Option<u32>,
 }
 
 /// What to generate and with which model.
@@ -133,6 +161,11 @@ pub enum ServerMessage {
         protocol: u32,
         /// The gateway's build version, for display.
         gateway: String,
+        /// Names this connection for [`ClientMessage::Resume`] should the socket drop; absent when
+        /// the gateway does not keep dropped connections (`server.resume_grace_secs = 0`). Added in
+        /// protocol 1 without a bump: a page that does not know it ignores it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resume: Option<Secret>,
     },
     /// The stream waits for its provider: the provider runs as many generations as it may at once
     /// (`max_concurrent`, or the slots its server reports). Sent again when the count ahead changes;
@@ -268,6 +301,10 @@ pub enum ErrorCode {
     ModelUnavailable,
     /// A generation parameter is out of range (for example `top_p` above 1); the message says which.
     InvalidParams,
+    /// A resumed connection's stream the gateway no longer has (the grace period ended, the token
+    /// is unknown, or its frames outgrew what the gateway keeps); the message says which. Sent only
+    /// in answer to `Resume`, so older pages never see it.
+    ResumeExpired,
     /// A bug in the gateway; details are in its log.
     Internal,
 }
@@ -316,6 +353,41 @@ mod tests {
         assert!(!shown.contains("sk-live"), "{shown}");
         let ClientMessage::UseKey { key: Some(key), .. } = msg else { panic!("{msg:?}") };
         assert_eq!(key.expose(), "sk-live-123456");
+    }
+
+    #[test]
+    fn a_resume_request_round_trips_and_hides_its_token() {
+        let json = r#"{"type":"resume","token":"t0k3n","streams":[{"stream":3,"last_seq":7},{"stream":4}]}"#;
+        let msg: ClientMessage = serde_json::from_str(json).expect("valid resume frame");
+        assert!(!format!("{msg:?}").contains("t0k3n"), "{msg:?}");
+        let ClientMessage::Resume(ref resume) = msg else { panic!("{msg:?}") };
+        assert_eq!(resume.token.expose(), "t0k3n");
+        assert_eq!(
+            resume.streams,
+            [ResumeStream { stream: 3, last_seq: Some(7) }, ResumeStream { stream: 4, last_seq: None }]
+        );
+        let back = serde_json::to_string(&msg).expect("serialises");
+        assert_eq!(serde_json::from_str::<ClientMessage>(&back).expect("parses"), msg);
+    }
+
+    #[test]
+    fn hello_carries_a_resume_token_only_when_there_is_one() {
+        let old = r#"{"type":"hello","protocol":1,"gateway":"0.1.0"}"#;
+        let ServerMessage::Hello { resume, .. } = serde_json::from_str(old).expect("an older hello parses")
+        else {
+            panic!("not a hello")
+        };
+        assert!(resume.is_none());
+        let hello =
+            ServerMessage::Hello { protocol: 1, gateway: "x".into(), resume: Some(Secret::new("abc")) };
+        let json = serde_json::to_string(&hello).expect("serialises");
+        assert!(json.contains(r#""resume":"abc""#), "{json}");
+        assert_eq!(serde_json::from_str::<ServerMessage>(&json).expect("parses"), hello);
+        let error = r#"{"type":"error","stream":2,"code":"resume_expired","message":"run again"}"#;
+        let ServerMessage::Error { code, .. } = serde_json::from_str(error).expect("parses") else {
+            panic!("not an error")
+        };
+        assert_eq!(code, ErrorCode::ResumeExpired);
     }
 
     #[test]

@@ -247,3 +247,37 @@ export function savedSession(page) {
     };
   }));
 }
+
+/**
+ * A TCP proxy in front of `targetPort` that can cut every connection through it at once, as a
+ * dropped network would (no WebSocket close). Load the page through it (`url`) so its origin is
+ * the proxy's and its socket to the gateway runs through it.
+ */
+export async function startCutProxy(targetPort) {
+  const { createServer, connect } = await import('node:net');
+  const open = new Set();
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      open.add(a);
+      a.on('close', () => { open.delete(a); b.destroy(); });
+      a.on('error', () => b.destroy());
+      a.pipe(b);
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** Connections cut so far. */
+    cuts: 0,
+    cut() {
+      this.cuts += open.size;
+      for (const socket of [...open]) socket.destroy();
+    },
+    stop() {
+      this.cut();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}

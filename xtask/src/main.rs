@@ -2,7 +2,9 @@
 //!
 //! Every command first installs what is missing (and says so), so a fresh machine needs nothing else.
 
+mod bench_browser;
 mod compress;
+mod layers;
 mod model;
 mod real_servers;
 mod setup;
@@ -17,7 +19,8 @@ usage: cargo xtask <command>
   test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
           model's complete-page rate on 20 prompts, about 15 minutes; worker-text: only the
-          worker's wasm text benchmark; load: only the page's first-visit and reload costs)
+          worker's wasm text benchmark; load: only the page's first-visit and reload costs;
+          browser [--baseline REV]: only the browser benchmark, with REV's build beside this one)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
 ";

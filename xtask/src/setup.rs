@@ -3,7 +3,8 @@
 //! Versions are pinned here or by the lockfiles: Trunk 0.21.14 (0.22 needs a newer rustc),
 //! wasm-bindgen-cli at exactly the `wasm-bindgen` version in Cargo.lock, npm packages from
 //! package-lock.json (binaryen 132 provides a wasm-opt whose output works in Chromium; Debian's 108
-//! does not), Debian's chromium and chromium-driver, and the embedded model checked by sha256.
+//! does not), Debian's chromium and chromium-driver, Debian's postgresql (for the gateway's store
+//! tests), and the embedded model checked by sha256.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -65,6 +66,11 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
             apt.push("libclang-dev");
         }
     }
+    // Everything is what `cargo xtask test` needs, and its gateway tests start a throwaway
+    // PostgreSQL (`gateway/tests/pg`) with the server's own initdb and pg_ctl.
+    if needs.browser && needs.local_model && !has_postgres() {
+        apt.push("postgresql");
+    }
     apt_install(&apt)?;
     wasm_target()?;
     trunk()?;
@@ -118,6 +124,17 @@ fn describe(cmd: &Command) -> String {
 /// The first `binary` on the project's `PATH`.
 pub fn which(binary: &str) -> Option<PathBuf> {
     std::env::split_paths(&tool_path()).map(|dir| dir.join(binary)).find(|p| p.is_file())
+}
+
+/// PostgreSQL's server binaries: on `PATH`, or where Debian puts them (`/usr/lib/postgresql/N/bin`,
+/// not on `PATH`; the tests look there too).
+fn has_postgres() -> bool {
+    which("initdb").is_some()
+        || std::fs::read_dir("/usr/lib/postgresql")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|version| version.path().join("bin/initdb").is_file())
 }
 
 fn has_libclang() -> bool {

@@ -16,6 +16,12 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
 }
 
+/// Where the app is built and served from: `dist/`, or `FLINT_DIST` (a helper's own build, so two
+/// builds on one machine do not overwrite each other).
+fn dist_dir() -> PathBuf {
+    std::env::var_os("FLINT_DIST").map(PathBuf::from).unwrap_or_else(|| root().join("dist"))
+}
+
 fn release_bin(name: &str) -> PathBuf {
     target_dir().join("release").join(name)
 }
@@ -29,8 +35,8 @@ fn packages(cmd: &mut Command, names: &[&str]) {
 /// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132), then writes
 /// brotli and gzip copies beside its files for the gateway to serve.
 fn build_app() -> Result<()> {
-    run(Command::new("trunk").args(["build", "--release"]))?;
-    let dist = root().join("dist");
+    let dist = dist_dir();
+    run(Command::new("trunk").args(["build", "--release", "--dist"]).arg(&dist))?;
     check_monaco_path(&dist)?;
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let done = crate::compress::precompress(&dist, &target_dir().join("precompressed"), threads)?;
@@ -132,7 +138,7 @@ fn e2e_files(args: &[String]) -> Result<Vec<String>> {
 fn e2e_env(cmd: &mut Command) -> &mut Command {
     cmd.env("FLINT_GATEWAY_BIN", release_bin("flint-gateway"))
         .env("FLINT_UPSTREAM_BIN", release_bin("flint-scripted-upstream"))
-        .env("FLINT_DIST", root().join("dist"))
+        .env("FLINT_DIST", dist_dir())
 }
 
 /// `cargo xtask bench [--quality]`: the speed benchmarks (and with `--quality` the embedded model's
@@ -145,6 +151,11 @@ pub fn bench(args: &[String]) -> Result<()> {
     // `cargo xtask bench responses`: the Responses provider, HTTP vs WebSocket mode (seconds, no app).
     if args.iter().any(|a| a == "responses") {
         return responses_bench();
+    }
+    // `cargo xtask bench browser [--baseline REV]`: the browser benchmark alone, with REV's build
+    // measured beside this one in the same run when asked.
+    if args.iter().any(|a| a == "browser") {
+        return browser_bench(args);
     }
     let load = || run(e2e_env(Command::new("node").args(["tests/bench/load.mjs", "--out", "bench/load.md"])));
     // `cargo xtask bench load`: a first visit and a reload in Chromium, served plain and as shipped.
@@ -189,6 +200,19 @@ pub fn bench(args: &[String]) -> Result<()> {
 }
 
 /// The Responses provider over HTTP streaming vs WebSocket mode, against the scripted upstream:
+/// The browser benchmark, and REV's build beside this one with `--baseline REV`.
+fn browser_bench(args: &[String]) -> Result<()> {
+    let rev = crate::bench_browser::baseline_arg(args)?;
+    setup::ensure(Needs { browser: true, local_model: false })?;
+    let baseline = rev.as_deref().map(crate::bench_browser::baseline).transpose()?;
+    build_app()?;
+    build_release_bins()?;
+    let mut node = Command::new("node");
+    node.args(["tests/bench/browser.mjs", "--out", "bench/browser.md"]);
+    node.envs(baseline.map(|dir| ("FLINT_BENCH_BASELINE", dir)));
+    run(e2e_env(&mut node))
+}
+
 /// `gateway/examples/responses_bench.rs`, written to `bench/responses.md`.
 fn responses_bench() -> Result<()> {
     let example =
@@ -227,6 +251,15 @@ fn worker_text_bench(out: &str) -> Result<()> {
 
 /// `cargo xtask lint`: formatting and clippy with warnings as errors, native and wasm.
 pub fn lint() -> Result<()> {
+    let mut circles = Vec::new();
+    for name in crate::layers::CRATES {
+        circles.extend(
+            crate::layers::check_crate(&root().join(name))?.into_iter().map(|c| format!("{name}: {c}")),
+        );
+    }
+    if !circles.is_empty() {
+        anyhow::bail!("imports must run one way:\n{}", circles.join("\n"));
+    }
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
     let mut native = Command::new("cargo");
     native.args(["clippy", "--all-targets"]);

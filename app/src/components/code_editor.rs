@@ -11,7 +11,7 @@ use crate::run::expect_runner;
 pub fn CodeEditor() -> impl IntoView {
     let runner = expect_runner();
     let container = NodeRef::<Div>::new();
-    let attach = runner.clone();
+    let attach = runner;
     container.on_load(move |el| attach.attach_editor(Some(Editor::new(&el))));
     on_cleanup(move || runner.attach_editor(None));
     view! { <div class="editor" data-testid="editor" node_ref=container></div> }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::GatewayStatus;
+use crate::context::GatewayStatus;
 use crate::gateway::ConnectionState;
 
 /// `connected` / `connecting` / `reconnecting in 2 s` / `offline`, with a coloured dot.

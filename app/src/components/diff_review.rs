@@ -34,7 +34,6 @@ pub fn DiffReview() -> impl IntoView {
     let counts =
         Memo::new(move |_| review.with(|r| r.as_ref().map_or((0, 0), |r| (r.kept(), r.hunks.len()))));
     let hunks = move || {
-        let runner = runner.clone();
         review.with(|r| {
             let Some(r) = r else { return Vec::new() };
             (0..r.hunks.len())
@@ -42,7 +41,6 @@ pub fn DiffReview() -> impl IntoView {
                     let hunk = r.view(i)?;
                     let kept = r.accepted[i];
                     let line = r.line_in_result(i) as u32;
-                    let runner = runner.clone();
                     Some(view! {
                         <li class="hunk" class:rejected=!kept data-testid="hunk">
                             <label class="hunk-head">

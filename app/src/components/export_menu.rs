@@ -39,9 +39,8 @@ pub fn ExportMenu() -> impl IntoView {
     };
 
     let copy = {
-        let runner = runner.clone();
         move |_| {
-            let Some(code) = runner.editor_text().filter(|c| !c.trim().is_empty()) else {
+            let Some(code) = runner.code().filter(|c| !c.trim().is_empty()) else {
                 say(NOTHING_YET.into());
                 return;
             };
@@ -55,7 +54,6 @@ pub fn ExportMenu() -> impl IntoView {
         }
     };
     let save_page = {
-        let runner = runner.clone();
         move |_| match runner.page() {
             Some(page) => {
                 let name = format!("{}.html", file_stem(&draft.prompt.get_untracked()));
@@ -68,7 +66,6 @@ pub fn ExportMenu() -> impl IntoView {
         }
     };
     let open_tab = {
-        let runner = runner.clone();
         move |_| match runner.page() {
             Some(page) => {
                 let title = draft.prompt.get_untracked();
@@ -80,7 +77,7 @@ pub fn ExportMenu() -> impl IntoView {
         }
     };
     let save_zip = move |_| {
-        let zip = files.with_untracked(|files| answer_zip(files, runner.editor_text().as_deref()));
+        let zip = files.with_untracked(|files| answer_zip(files, runner.code().as_deref()));
         let name = format!("{}.zip", file_stem(&draft.prompt.get_untracked()));
         match download(&name, "application/zip", &zip) {
             Ok(()) => say(format!("Saved {name}")),
@@ -107,7 +104,7 @@ pub fn ExportMenu() -> impl IntoView {
                     class="link-btn"
                     data-testid="export-zip"
                     title="Download every file of the answer as a .zip"
-                    on:click=save_zip.clone()
+                    on:click=save_zip
                 >
                     "Zip"
                 </button>

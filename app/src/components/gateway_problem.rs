@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::GatewayStatus;
+use crate::context::GatewayStatus;
 
 /// Shown while the connection has a problem the person must act on.
 #[component]

@@ -2,7 +2,9 @@
 
 use leptos::prelude::*;
 
+use crate::components::HistoryBackup;
 use crate::interop::local_time;
+use crate::interop::store::persist_storage_now;
 use crate::session::SessionStatus;
 use crate::session::saved::{SavedGeneration, SavedStatus, summary};
 
@@ -14,6 +16,10 @@ pub fn HistoryPanel() -> impl IntoView {
     let open = RwSignal::new(false);
     let confirm_clear = RwSignal::new(false);
     let changed = history.changed;
+    // Asked once per page: a browser that refuses may evict the history under storage pressure,
+    // and the panel says so next to Export.
+    let (persistence, set_persistence) = signal(None);
+    leptos::task::spawn_local(async move { set_persistence.set(Some(persist_storage_now().await)) });
     let entries = {
         let history = history.clone();
         LocalResource::new(move || {
@@ -110,6 +116,7 @@ pub fn HistoryPanel() -> impl IntoView {
                         <span>"History"</span>
                         <button class="banner-close" title="Close" on:click=move |_| open.set(false)>"×"</button>
                     </div>
+                    <HistoryBackup persistence changed />
                     {list}
                 </div>
             }

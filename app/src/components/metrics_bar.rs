@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::GatewayStatus;
+use crate::context::GatewayStatus;
 use crate::interop::now_ms;
 use crate::metrics::{format_cost, format_ms, format_quota, format_tokens, format_tps, total_cost};
 use crate::run::expect_runner;

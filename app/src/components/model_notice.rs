@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::ModelChoice;
+use crate::context::ModelChoice;
 use crate::models::any_usable;
 
 /// A banner with the gateway's advice (`ModelList.notice`), or why the list failed to load.

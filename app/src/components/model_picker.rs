@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::ModelChoice;
+use crate::context::ModelChoice;
 use crate::models::{any_usable, option_label, option_title};
 
 /// A `<select>` of the gateway's models; unusable ones are shown disabled with their problem.

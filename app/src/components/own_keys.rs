@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use flint_protocol::Secret;
 use leptos::prelude::*;
 
-use crate::app::ModelChoice;
+use crate::context::ModelChoice;
 use crate::interop::own_keys;
 
 /// Sends a provider's key (or `None`) to the gateway: the socket's `use_key`.

@@ -15,14 +15,14 @@ const RUNTIME_URL: &str = "preview.html";
 pub fn Preview() -> impl IntoView {
     let runner = expect_runner();
     let container = NodeRef::<Div>::new();
-    let attach = runner.clone();
+    let attach = runner;
     container.on_load(move |el| {
-        let logger = attach.clone();
+        let logger = attach;
         let frames = PreviewFrames::new(&el, RUNTIME_URL, move |level, text| logger.log(level, text));
         attach.attach_preview(Some(frames));
     });
     let held = runner.state().held;
-    let run_held = runner.clone();
+    let run_held = runner;
     on_cleanup(move || runner.attach_preview(None));
     view! {
         <Show when=move || held.get()>
@@ -32,7 +32,7 @@ pub fn Preview() -> impl IntoView {
                      its scripts have not run."
                 </span>
                 <button data-testid="run-held-page" on:click={
-                    let runner = run_held.clone();
+                    let runner = run_held;
                     move |_| runner.run_held_page()
                 }>"Run this page"</button>
             </div>

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::FanOut;
+use crate::context::FanOut;
 use crate::run::expect_runner;
 
 /// Switches the pane between the current version's preview and the variations grid.

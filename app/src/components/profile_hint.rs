@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::ModelChoice;
+use crate::context::ModelChoice;
 use crate::draft::expect_draft;
 use crate::profiles;
 

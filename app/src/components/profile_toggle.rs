@@ -6,7 +6,7 @@ use flint_protocol::Profile;
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
-use crate::app::ModelChoice;
+use crate::context::ModelChoice;
 use crate::interop::keys::{is_profile_toggle, on_key_capture};
 use crate::profiles;
 

@@ -3,8 +3,8 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use crate::app::{FanOut, ModelChoice};
 use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
+use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::launch::{Launch, launch};
 use crate::run::{StreamStatus, expect_runner};
@@ -20,17 +20,10 @@ pub fn PromptBox() -> impl IntoView {
     let streaming = move || status.get() == StreamStatus::Streaming;
 
     let fan_out = expect_context::<FanOut>();
-    let run = {
-        let runner = runner.clone();
-        move || launch(&runner, choice, fan_out, draft, Launch::AsDrafted)
-    };
-    let cancel = {
-        let runner = runner.clone();
-        move || runner.cancel()
-    };
+    let run = move || launch(&runner, choice, fan_out, draft, Launch::AsDrafted);
+    let cancel = move || runner.cancel();
 
     let on_keydown = {
-        let run = run.clone();
         move |ev: KeyboardEvent| {
             if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
                 ev.prevent_default();
@@ -39,7 +32,6 @@ pub fn PromptBox() -> impl IntoView {
         }
     };
     let escape = {
-        let cancel = cancel.clone();
         window_event_listener(leptos::ev::keydown, move |ev| {
             if ev.key() == "Escape" {
                 cancel();
@@ -48,7 +40,7 @@ pub fn PromptBox() -> impl IntoView {
     };
     on_cleanup(move || escape.remove());
 
-    let run_click = run.clone();
+    let run_click = run;
     view! {
         <section class="prompt">
             <textarea

@@ -5,8 +5,9 @@ use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use flint_protocol::share::SharedPrompt;
+use flint_protocol::stored_link::{ShareCreated, ShareRequest};
 
-use crate::app::{FanOut, ModelChoice};
+use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::clipboard::copy_text;
 use crate::interop::http::post_json;
@@ -34,7 +35,7 @@ pub fn ShareButton() -> impl IntoView {
     let kept = RwSignal::new(None::<String>);
 
     let share = move |with_code: bool| {
-        let code = if with_code { runner.editor_text() } else { None };
+        let code = if with_code { runner.code() } else { None };
         let shared = SharedPrompt {
             variations: fan_out.count.get_untracked(),
             system: Some(draft.goal.get_untracked()).filter(|g| !g.trim().is_empty()),
@@ -61,9 +62,8 @@ pub fn ShareButton() -> impl IntoView {
         outcome.set(Some(made));
     };
 
-    let share_click = share.clone();
+    let share_click = share;
     let panel = move || {
-        let share = share.clone();
         let close = move |_| outcome.set(None);
         outcome.get().map(|made| match made {
             ShareOutcome::Link(url) => view! {
@@ -89,7 +89,7 @@ pub fn ShareButton() -> impl IntoView {
                 let store = move |_| {
                     let link = link.clone();
                     spawn_local(async move {
-                        let made = match post_json::<_, StoredShare>("/api/share", &StoreRequest { link }).await {
+                        let made = match post_json::<_, ShareCreated>("/api/share", &ShareRequest { link }).await {
                             Ok(stored) => {
                                 kept.try_set(kept_until(stored.expires_at));
                                 let (origin, _) = page_address();
@@ -158,20 +158,4 @@ pub fn ShareButton() -> impl IntoView {
             {panel}
         </div>
     }
-}
-
-/// `POST /api/share` body.
-#[derive(serde::Serialize)]
-struct StoreRequest {
-    link: String,
-}
-
-/// `POST /api/share` answer.
-#[derive(serde::Deserialize)]
-struct StoredShare {
-    path: String,
-    /// When the gateway deletes it (Unix seconds); absent from older gateways and for links kept
-    /// until deleted.
-    #[serde(default)]
-    expires_at: Option<i64>,
 }

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::{FanOut, ModelChoice, SharedLink};
+use crate::context::{FanOut, ModelChoice, SharedLink};
 use crate::draft::expect_draft;
 use crate::launch::{Launch, launch};
 use crate::run::expect_runner;
@@ -29,7 +29,6 @@ pub fn SharedLinkBanner() -> impl IntoView {
     };
 
     let opened = move || {
-        let run = run.clone();
         link.opened.get().then(|| {
             view! {
                 <div class="banner shared" data-testid="shared-link-banner" role="status">

@@ -18,16 +18,14 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
     let key = tile.key;
     let index = tile.index;
     {
-        let runner = runner.clone();
         container.on_load(move |el| {
-            let logger = runner.clone();
+            let logger = runner;
             let frames =
                 PreviewFrames::new(&el, RUNTIME_URL, move |level, text| logger.log_tile(index, level, text));
             runner.attach_tile_preview(key, Some(frames));
         });
     }
     {
-        let runner = runner.clone();
         on_cleanup(move || runner.attach_tile_preview(key, None));
     }
 
@@ -35,7 +33,7 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
     let metrics = tile.metrics;
     let streaming = move || status.get() == StreamStatus::Streaming;
     let number = if index == 9 { "0".to_owned() } else { (index + 1).to_string() };
-    let (cancel_runner, retry_runner) = (runner.clone(), runner);
+    let (cancel_runner, retry_runner) = (runner, runner);
     let class = move || {
         let mut class = format!("tile {}", status.get().label());
         if tile.promoted.get() {
@@ -83,7 +81,7 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
                 </button>
                 <Show when=streaming>
                     <button class="link-btn" data-testid="tile-cancel" on:click={
-                        let runner = cancel_runner.clone();
+                        let runner = cancel_runner;
                         move |_| runner.cancel_tile(key)
                     }>
                         "Cancel"
@@ -91,7 +89,7 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
                 </Show>
                 <Show when=move || !streaming()>
                     <button class="link-btn" data-testid="tile-retry" on:click={
-                        let runner = retry_runner.clone();
+                        let runner = retry_runner;
                         move |_| runner.retry_tile(key)
                     }>
                         "Retry"

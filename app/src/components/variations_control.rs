@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::{FanOut, ModelChoice};
+use crate::context::{FanOut, ModelChoice};
 use crate::variations::{MAX_COMPARED, MAX_VARIATIONS};
 
 /// "Variations 1–10" and a Compare toggle that lists the usable models to race (2–4).

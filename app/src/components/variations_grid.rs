@@ -3,8 +3,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::FanOut;
 use crate::components::VariationTile;
+use crate::context::FanOut;
 use crate::metrics::format_ms;
 use crate::run::expect_runner;
 use crate::variations::{RaceTimes, race, tile_for_key};
@@ -18,7 +18,6 @@ pub fn VariationsGrid() -> impl IntoView {
     let note = RwSignal::new(None::<String>);
 
     let promote = {
-        let runner = runner.clone();
         Callback::new(move |key: u64| match runner.promote(key) {
             Ok(()) => note.set(None),
             Err(why) => note.set(Some(format!("Not promoted: {why}."))),

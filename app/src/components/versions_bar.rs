@@ -13,14 +13,12 @@ pub fn VersionsBar() -> impl IntoView {
     let runner = expect_runner();
     let versions = runner.state().versions;
     let items = move || {
-        let runner = runner.clone();
         versions.with(|v| {
             let current = v.current_index();
             v.list()
                 .iter()
                 .enumerate()
                 .map(|(i, version)| {
-                    let runner = runner.clone();
                     let branch = v.branched_from(i).map(|p| format!(" ← v{}", p + 1)).unwrap_or_default();
                     view! {
                         <button

@@ -20,6 +20,10 @@ use crate::interop::http::{FetchError, post_empty};
 use crate::interop::socket::{Socket, SocketCallbacks};
 use crate::interop::{now_ms, online, page_origin, random};
 
+/// How long streams wait for a lost connection to come back and resume them before they fail:
+/// past the gateway's default grace period (`server.resume_grace_secs`, 30 s), it has let them go.
+const GIVE_UP_RESUMING_MS: f64 = 45_000.0;
+
 /// Receives one stream's events.
 pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
@@ -61,6 +65,8 @@ struct Inner {
     ever_connected: Cell<bool>,
     attempt: Cell<u32>,
     last_seen_ms: Cell<f64>,
+    /// When the connection was lost, while it is.
+    lost_at_ms: Cell<Option<f64>>,
     nonce: Cell<u64>,
     retry: RefCell<Option<TimeoutHandle>>,
     ping: RefCell<Option<IntervalHandle>>,
@@ -96,6 +102,7 @@ pub fn use_gateway_with_options(
         ever_connected: Cell::new(false),
         attempt: Cell::new(0),
         last_seen_ms: Cell::new(0.0),
+        lost_at_ms: Cell::new(None),
         nonce: Cell::new(0),
         retry: RefCell::new(None),
         ping: RefCell::new(None),
@@ -228,6 +235,7 @@ fn on_open(inner: &Rc<Inner>) {
     inner.ever_connected.set(true);
     inner.attempt.set(0);
     inner.last_seen_ms.set(now_ms());
+    inner.lost_at_ms.set(None);
     inner.state.set(ConnectionState::Connected);
     flush(inner);
 }
@@ -276,6 +284,10 @@ fn on_close(inner: &Rc<Inner>, code: u16, reason: &str) {
     if inner.ever_connected.get() {
         leptos::logging::log!("Flint: gateway connection closed (code {code} {reason})");
     }
+    if inner.lost_at_ms.get().is_none() {
+        inner.lost_at_ms.set(Some(now_ms()));
+    }
+    // With a resume token nothing fails here: the next socket resumes the streams.
     let lost = inner.streams.borrow_mut().connection_lost(
         "The connection to the gateway was lost; the text received so far is kept. Run again once it \
          reconnects.",
@@ -355,6 +367,21 @@ fn flush(inner: &Rc<Inner>) {
     }
 }
 
+/// Streams waiting for a connection that stays away fail, their text kept.
+fn give_up_resuming(inner: &Rc<Inner>) {
+    let Some(lost_at) = inner.lost_at_ms.get() else { return };
+    if now_ms() - lost_at < GIVE_UP_RESUMING_MS {
+        return;
+    }
+    let failed = inner.streams.borrow_mut().give_up_resuming(
+        "The connection to the gateway stayed away too long to pick this answer up again; the text \
+         received so far is kept. Run again once it reconnects.",
+    );
+    for (handler, event) in failed {
+        handler(event);
+    }
+}
+
 /// Pings on an interval; a connection silent for two intervals is presumed dead and replaced.
 fn start_pinging(inner: &Rc<Inner>) {
     let weak = Rc::downgrade(inner);
@@ -363,6 +390,7 @@ fn start_pinging(inner: &Rc<Inner>) {
         move || {
             with(&weak, |inner| {
                 if !inner.open.get() {
+                    give_up_resuming(inner);
                     return;
                 }
                 let silent_for = now_ms() - inner.last_seen_ms.get();

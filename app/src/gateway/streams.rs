@@ -1,12 +1,17 @@
 //! Bookkeeping for the generations multiplexed on the gateway socket: stream ids, who listens to
 //! each stream, frames waiting for the socket to open, and routing of incoming frames. Plain Rust,
 //! tested natively; the hook in [`super::hook`] owns one and feeds it socket events.
+//!
+//! A lost socket does not fail the streams the gateway runs when it gave a resume token: the next
+//! socket's first frame is a `Resume` with each open stream's last delta `seq`, the gateway sends
+//! what was missed, and a frame that arrives twice is dropped. Only a stream the gateway no longer
+//! has (its `resume_expired` error) or one the page gives up on fails.
 
 use std::collections::{BTreeMap, VecDeque};
 
 use flint_protocol::{
-    ClientMessage, ErrorCode, FinishReason, Secret, ServerMessage, StartRequest, StreamId, StreamMetrics,
-    Usage,
+    ClientMessage, ErrorCode, FinishReason, ResumeRequest, ResumeStream, Secret, ServerMessage, StartRequest,
+    StreamId, StreamMetrics, Usage,
 };
 
 /// What happened to one stream, as its listener sees it.
@@ -111,6 +116,8 @@ struct Queued {
 struct Live<H> {
     handler: H,
     next_seq: u32,
+    /// A delta arrived, so `next_seq - 1` is the last one received.
+    got_text: bool,
     sent: bool,
 }
 
@@ -123,11 +130,22 @@ pub struct Streams<H> {
     /// The person's own keys, by provider: told to every connection before anything else, since
     /// the gateway keeps them per connection.
     keys: BTreeMap<String, Secret>,
+    /// The current connection's resume token, from its `Hello`.
+    token: Option<Secret>,
+    /// The token to resume with once a socket opens again; sent streams wait for it.
+    resuming: Option<Secret>,
 }
 
 impl<H> Default for Streams<H> {
     fn default() -> Self {
-        Self { next_id: 1, live: BTreeMap::new(), outbox: VecDeque::new(), keys: BTreeMap::new() }
+        Self {
+            next_id: 1,
+            live: BTreeMap::new(),
+            outbox: VecDeque::new(),
+            keys: BTreeMap::new(),
+            token: None,
+            resuming: None,
+        }
     }
 }
 
@@ -137,7 +155,7 @@ impl<H: Clone> Streams<H> {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
         request.stream = id;
-        self.live.insert(id, Live { handler, next_seq: 0, sent: false });
+        self.live.insert(id, Live { handler, next_seq: 0, got_text: false, sent: false });
         self.queue(Some(id), &ClientMessage::Start(request));
         if let Some(last) = self.outbox.back_mut() {
             last.start = true;
@@ -186,31 +204,61 @@ impl<H: Clone> Streams<H> {
         Some((live.handler, done))
     }
 
-    /// Frames to send now that the socket is open; their streams count as sent.
+    /// Frames to send now that the socket is open; their streams count as sent. After a lost
+    /// connection the first is the `Resume` of the streams that wait for it.
     pub fn take_outbox(&mut self) -> Vec<String> {
+        let resume = self.resuming.take().and_then(|token| {
+            let streams = self
+                .live
+                .iter()
+                .filter(|(_, l)| l.sent)
+                .map(|(&stream, l)| ResumeStream {
+                    stream,
+                    last_seq: l.got_text.then(|| l.next_seq.wrapping_sub(1)),
+                })
+                .collect();
+            serde_json::to_string(&ClientMessage::Resume(ResumeRequest { token, streams })).ok()
+        });
         let frames: Vec<Queued> = self.outbox.drain(..).collect();
-        frames
+        resume
             .into_iter()
-            .map(|q| {
+            .chain(frames.into_iter().map(|q| {
                 if let Some(live) = q.stream.and_then(|s| self.live.get_mut(&s)) {
                     live.sent = true;
                 }
                 q.json
-            })
+            }))
             .collect()
     }
 
     /// Whether frames are waiting.
     pub fn has_outbox(&self) -> bool {
-        !self.outbox.is_empty()
+        !self.outbox.is_empty() || self.resuming.is_some()
     }
 
-    /// The socket closed: streams the gateway had heard of are lost (it drops them with the
-    /// connection); streams still waiting to be sent stay queued for the next connection.
-    pub fn connection_lost(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+    /// The page stops waiting for a resume (the gateway stayed away too long): the streams that
+    /// waited fail with `message`.
+    pub fn give_up_resuming(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+        if self.resuming.take().is_none() {
+            return Vec::new();
+        }
+        self.fail_sent(message)
+    }
+
+    fn fail_sent(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
         let lost: Vec<StreamId> = self.live.iter().filter(|(_, l)| l.sent).map(|(&id, _)| id).collect();
+        lost.into_iter()
+            .filter_map(|id| self.live.remove(&id))
+            .map(|l| (l.handler, StreamEvent::Failed { code: None, message: message.to_owned() }))
+            .collect()
+    }
+
+    /// The socket closed. With a resume token, streams the gateway had heard of wait for the next
+    /// socket's `Resume` and nothing fails now; without one they are lost (the gateway dropped them
+    /// with the connection). Streams still waiting to be sent stay queued either way.
+    pub fn connection_lost(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
         // Cancels and pings for the old connection mean nothing on the next one; the keys go
-        // first on it, before the starts that may need them.
+        // first on it (after the resume), before the starts that may need them.
         self.outbox.retain(|q| q.start);
         for (provider, key) in self.keys.iter().rev() {
             let frame = ClientMessage::UseKey { provider: provider.clone(), key: Some(key.clone()) };
@@ -218,10 +266,15 @@ impl<H: Clone> Streams<H> {
                 self.outbox.push_front(Queued { stream: None, start: false, json });
             }
         }
-        lost.into_iter()
-            .filter_map(|id| self.live.remove(&id))
-            .map(|l| (l.handler, StreamEvent::Failed { code: None, message: message.to_owned() }))
-            .collect()
+        // A socket that opened and closed again before resuming keeps the older token: the
+        // streams wait under it.
+        if let Some(token) = self.token.take() {
+            self.resuming = Some(token);
+        }
+        if self.resuming.is_some() {
+            return Vec::new();
+        }
+        self.fail_sent(message)
     }
 
     /// Number of streams still running or waiting to start.
@@ -232,7 +285,10 @@ impl<H: Clone> Streams<H> {
     /// Routes one frame from the gateway.
     pub fn route(&mut self, message: ServerMessage) -> Routed<H> {
         let (stream, event, seq) = match message {
-            ServerMessage::Hello { protocol, gateway } => return Routed::Hello { protocol, gateway },
+            ServerMessage::Hello { protocol, gateway, resume } => {
+                self.token = resume;
+                return Routed::Hello { protocol, gateway };
+            }
             ServerMessage::Pong { .. } => return Routed::Nothing,
             ServerMessage::Quota { used, limit, resets_in_ms } => {
                 return Routed::Quota(Quota { used, limit, resets_in_ms });
@@ -261,8 +317,14 @@ impl<H: Clone> Streams<H> {
         let Some(live) = self.live.get_mut(&stream) else { return Routed::Nothing };
         let mut gap = false;
         if let Some(seq) = seq {
+            // Already received (a resume repeats nothing the page asked right, but a late frame
+            // of the old socket may still arrive): the text is not appended twice.
+            if live.got_text && seq < live.next_seq {
+                return Routed::Nothing;
+            }
             gap = seq != live.next_seq;
             live.next_seq = seq.wrapping_add(1);
+            live.got_text = true;
         }
         let handler = live.handler.clone();
         if event.is_final() {

@@ -1,6 +1,6 @@
 //! Tests of stream bookkeeping (a separate file keeps `streams.rs` short).
 
-use flint_protocol::{ChatMessage, GenParams, Role};
+use flint_protocol::{ChatMessage, GenParams, ResumeRequest, ResumeStream, Role};
 
 use super::*;
 
@@ -155,4 +155,98 @@ fn own_keys_are_sent_now_and_first_again_on_every_new_connection() {
     assert!(again[0].contains("sk-mine") && again[0].contains("openai"), "{}", again[0]);
     assert!(!again.iter().any(|f| f.contains("gsk-mine")), "a removed key came back");
     assert!(again[1].contains(&format!(r#""stream":{queued}"#)), "{}", again[1]);
+}
+
+fn hello(token: Option<&str>) -> ServerMessage {
+    ServerMessage::Hello { protocol: 1, gateway: "test".into(), resume: token.map(Secret::new) }
+}
+
+fn resume_of(frame: &str) -> ResumeRequest {
+    match serde_json::from_str::<ClientMessage>(frame) {
+        Ok(ClientMessage::Resume(resume)) => resume,
+        other => panic!("expected a resume first, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_lost_connection_with_a_token_fails_nothing_and_resumes_first() {
+    let mut s = Streams::default();
+    s.route(hello(Some("tok-1")));
+    s.use_key("openai", Some(Secret::new("sk-mine")));
+    let quiet = s.open(request(), 'q');
+    let talking = s.open(request(), 't');
+    s.take_outbox();
+    for seq in 0..3 {
+        s.route(delta(talking, seq, "x"));
+    }
+    let waiting = s.open(request(), 'w');
+    assert_eq!(s.connection_lost("gone"), [], "nothing fails while a resume is possible");
+    assert_eq!(s.connection_lost("gone again"), [], "nor when the next socket fails too");
+    let frames = s.take_outbox();
+    let resume = resume_of(&frames[0]);
+    assert_eq!(resume.token.expose(), "tok-1");
+    assert_eq!(
+        resume.streams,
+        [ResumeStream { stream: quiet, last_seq: None }, ResumeStream { stream: talking, last_seq: Some(2) }]
+    );
+    assert!(frames[1].contains("sk-mine"), "then the keys: {}", frames[1]);
+    assert!(frames[2].contains(&format!(r#""stream":{waiting}"#)), "then the unsent start: {}", frames[2]);
+    assert_eq!(frames.len(), 3);
+    s.route(hello(Some("tok-2")));
+    assert_eq!(s.route(delta(talking, 2, "x")), Routed::Nothing, "a repeated frame is dropped");
+    assert!(matches!(s.route(delta(talking, 3, "y")), Routed::Stream { gap: false, .. }));
+    let expired = ServerMessage::Error {
+        stream: Some(quiet),
+        code: ErrorCode::ResumeExpired,
+        message: "The gateway no longer has this answer; run again.".into(),
+        retry_after_ms: None,
+    };
+    let Routed::Stream { handler: 'q', event: StreamEvent::Failed { code, message }, .. } = s.route(expired)
+    else {
+        panic!("the expired stream fails")
+    };
+    assert_eq!(code, Some(ErrorCode::ResumeExpired));
+    assert!(message.contains("run again"), "{message}");
+    s.connection_lost("gone");
+    assert_eq!(resume_of(&s.take_outbox()[0]).token.expose(), "tok-2", "the newest connection's token");
+}
+
+#[test]
+fn a_cut_after_any_frame_and_an_overlapping_replay_give_the_text_once() {
+    let text: Vec<String> = (0..12).map(|i| format!("t{i} ")).collect();
+    for k in 0..=text.len() {
+        let mut s = Streams::default();
+        s.route(hello(Some("tok")));
+        let id = s.open(request(), ());
+        s.take_outbox();
+        let mut got = String::new();
+        let mut take = |s: &mut Streams<()>, seq: usize| {
+            if let Routed::Stream { event: StreamEvent::Delta { text }, gap, .. } =
+                s.route(delta(id, seq as u32, &text[seq]))
+            {
+                assert!(!gap, "cut {k}: seq {seq} is not a gap");
+                got.push_str(&text);
+            }
+        };
+        (0..k).for_each(|seq| take(&mut s, seq));
+        s.connection_lost("gone");
+        let last = resume_of(&s.take_outbox()[0]).streams[0].last_seq;
+        assert_eq!(last, k.checked_sub(1).map(|l| l as u32), "cut {k}");
+        // A replay that starts one frame early must not repeat it.
+        (k.saturating_sub(1)..text.len()).for_each(|seq| take(&mut s, seq));
+        assert_eq!(got, text.concat(), "cut {k}");
+    }
+}
+
+#[test]
+fn streams_waiting_to_resume_fail_when_the_page_gives_up() {
+    let mut s = Streams::default();
+    s.route(hello(Some("tok")));
+    s.open(request(), 'a');
+    s.take_outbox();
+    assert_eq!(s.connection_lost("gone"), []);
+    let failed = s.give_up_resuming("stayed away");
+    assert_eq!(failed, [('a', StreamEvent::Failed { code: None, message: "stayed away".into() })]);
+    assert!(!s.has_outbox(), "no resume is sent for streams given up on");
+    assert_eq!(s.give_up_resuming("again"), [], "only once");
 }

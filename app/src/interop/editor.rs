@@ -37,7 +37,18 @@ extern "C" {
     fn dispose(this: &FlintEditor);
 }
 
-/// A Monaco editor that streamed text is appended to, at most once per animation frame.
+// editor.js and preview.js import `./pacer.js` (how often streamed text is painted). wasm-bindgen
+// ships a JS file beside the others only when some Rust code names it, so it is named here; nothing
+// in Rust calls it.
+#[wasm_bindgen(module = "/js/pacer.js")]
+extern "C" {
+    #[allow(dead_code)]
+    #[wasm_bindgen(js_name = watchInput)]
+    fn watch_input(pacer: &JsValue);
+}
+
+/// A Monaco editor that streamed text is appended to, at most once per animation frame (less often
+/// when painting costs more than the frame allows: see `app/js/pacer.js`).
 pub struct Editor {
     js: FlintEditor,
     on_edit: Option<Closure<dyn FnMut()>>,

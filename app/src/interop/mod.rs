@@ -25,9 +25,25 @@ pub fn epoch_ms() -> u64 {
 }
 
 /// A wall-clock time (ms since the epoch) as the browser's locale writes it.
+///
+/// Remembered per instant: `toLocaleString` costs about 20 ms per stream in the browser benchmark's
+/// profile, because the versions bar renders every version's time again as it changes, and a
+/// version's time never changes.
 pub fn local_time(epoch_ms: u64) -> String {
-    let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms as f64));
-    String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<u64, String>> = Default::default();
+    }
+    SEEN.with_borrow_mut(|seen| {
+        if seen.len() > 4_096 {
+            seen.clear();
+        }
+        seen.entry(epoch_ms)
+            .or_insert_with(|| {
+                let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms as f64));
+                String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
+            })
+            .clone()
+    })
 }
 
 /// A random number in `0.0..1.0` (for reconnect jitter).

@@ -29,6 +29,15 @@ extern "C" {
     #[wasm_bindgen(method, js_name = listHistory)]
     fn list_history(this: &FlintStore) -> js_sys::Promise;
 
+    #[wasm_bindgen(method, js_name = putHistory)]
+    fn put_history(this: &FlintStore, ids: Vec<f64>, jsons: Vec<String>) -> js_sys::Promise;
+
+    #[wasm_bindgen(js_name = persistStorage)]
+    fn persist_storage() -> js_sys::Promise;
+
+    #[wasm_bindgen(js_name = readChosenFile)]
+    fn read_chosen_file(input: &web_sys::HtmlInputElement, max_bytes: f64) -> js_sys::Promise;
+
     #[wasm_bindgen(method, js_name = deleteHistory)]
     fn delete_history(this: &FlintStore, id: f64) -> js_sys::Promise;
 
@@ -82,6 +91,15 @@ impl SessionStore {
         Ok(js_sys::Array::from(&list).iter().filter_map(|v| v.as_string()).collect())
     }
 
+    /// Adds the history records `(id, json)` in one transaction.
+    pub fn put_history(
+        &self,
+        records: Vec<(u64, String)>,
+    ) -> impl Future<Output = Result<(), StoreError>> + use<> {
+        let (ids, jsons) = records.into_iter().map(|(id, json)| (id as f64, json)).unzip();
+        done(self.0.put_history(ids, jsons))
+    }
+
     /// Deletes the history record `id`.
     pub fn delete_history(&self, id: u64) -> impl Future<Output = Result<(), StoreError>> + use<> {
         done(self.0.delete_history(id as f64))
@@ -100,4 +118,33 @@ fn done(promise: js_sys::Promise) -> impl Future<Output = Result<(), StoreError>
         write.await?;
         Ok(())
     }
+}
+
+/// Whether the browser agreed to keep Flint's storage when space runs low.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Persistence {
+    /// It will not evict it without asking the person.
+    Granted,
+    /// It may evict it (most browsers refuse until a site is installed or used often).
+    Refused,
+    /// The browser has no way to ask.
+    Unavailable,
+}
+
+/// Asks the browser to keep Flint's storage (`navigator.storage.persist()`).
+pub async fn persist_storage_now() -> Persistence {
+    match JsFuture::from(persist_storage()).await.ok().and_then(|v| v.as_string()).as_deref() {
+        Some("granted") => Persistence::Granted,
+        Some("refused") => Persistence::Refused,
+        _ => Persistence::Unavailable,
+    }
+}
+
+/// The text of the file chosen in `input`, `Ok(None)` when none is; files over `max_bytes` are
+/// refused unread with their size in the error (`too large: N`).
+pub async fn chosen_file_text(
+    input: &web_sys::HtmlInputElement,
+    max_bytes: u64,
+) -> Result<Option<String>, StoreError> {
+    Ok(JsFuture::from(read_chosen_file(input, max_bytes as f64)).await?.as_string())
 }

@@ -8,48 +8,10 @@ use leptos::prelude::*;
 
 use super::Tile;
 use crate::console::ConsoleLog;
+pub use crate::generation::StreamStatus;
 use crate::metrics::LiveMetrics;
 use crate::review::Review;
 use crate::versions::Versions;
-
-/// Where the current generation stands (the `stream-status` text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StreamStatus {
-    /// Nothing has run yet.
-    #[default]
-    Idle,
-    /// Text is arriving.
-    Streaming,
-    /// The answer is complete.
-    Done,
-    /// The user stopped it.
-    Cancelled,
-    /// It failed; see the error message.
-    Error,
-}
-
-impl StreamStatus {
-    /// What the status pill says: the [label](Self::label), or, for a stream still waiting for
-    /// its provider (`queued`: the number ahead of it), how long the wait is.
-    pub fn text(self, queued: Option<u32>) -> String {
-        match (self, queued) {
-            (Self::Streaming, Some(0)) => "queued · next".to_owned(),
-            (Self::Streaming, Some(ahead)) => format!("queued · {ahead} ahead"),
-            _ => self.label().to_owned(),
-        }
-    }
-
-    /// The word shown (end-to-end tests match on it).
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Idle => "idle",
-            Self::Streaming => "streaming",
-            Self::Done => "done",
-            Self::Cancelled => "cancelled",
-            Self::Error => "error",
-        }
-    }
-}
 
 /// The signals components read; cheap to copy.
 #[derive(Debug, Clone, Copy)]
@@ -82,9 +44,6 @@ pub struct RunState {
     pub review: RwSignal<Option<Review>>,
     /// Every kept version and the one shown.
     pub versions: RwSignal<Versions>,
-    /// Bumped whenever the editor's code changes as a whole (a version shown, an answer finished,
-    /// edits rendered), so that what measures the code reads it again.
-    pub code_revision: RwSignal<u64>,
     /// The preview shows code that came from outside the person's hands (a shared link, a restored
     /// session, the history) as a still page: its scripts run only once the person clicks "Run
     /// this page" (or runs a prompt, or promotes a tile).
@@ -95,14 +54,6 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// Adds a finished (or failed) stream's cost to the session's.
-    pub(super) fn add_spent(&self, metrics: RwSignal<LiveMetrics>) {
-        let cost = metrics.with_untracked(LiveMetrics::cost);
-        if cost.is_some() {
-            self.spent.update(|spent| *spent = crate::metrics::total_cost([*spent, cost]));
-        }
-    }
-
     pub(super) fn new() -> Self {
         Self {
             status: RwSignal::new(StreamStatus::Idle),
@@ -120,7 +71,6 @@ impl RunState {
             review: RwSignal::new(None),
             versions: RwSignal::new(Versions::default()),
             spent: RwSignal::new(None),
-            code_revision: RwSignal::new(0),
             held: RwSignal::new(false),
         }
     }

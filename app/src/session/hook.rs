@@ -18,7 +18,7 @@ use super::saved::{
     storage_problem,
 };
 use super::throttle::SaveThrottle;
-use crate::app::{FanOut, ModelChoice};
+use crate::context::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::store::{SessionStore, StoreError};
 use crate::interop::{epoch_ms, now_ms};
@@ -121,7 +121,7 @@ pub fn use_session(
 ) -> SessionStatus {
     let problem = RwSignal::new(None);
     let changed = RwSignal::new(0);
-    let saver = Rc::new(Saver::new(runner.clone(), problem, changed));
+    let saver = Rc::new(Saver::new(*runner, problem, changed));
     let status = SessionStatus {
         restored: RwSignal::new(None),
         problem,
@@ -135,7 +135,7 @@ pub fn use_session(
         }
     });
     runner.set_observer(Some(observer));
-    let detach = runner.clone();
+    let detach = *runner;
     on_cleanup(move || detach.set_observer(None));
 
     let state = runner.state();
@@ -151,7 +151,7 @@ pub fn use_session(
     let initial_prompt = draft.prompt.get_untracked();
     let initial_count = fan_out.count.get_untracked();
     let initial_goal = draft.goal.get_untracked();
-    let runner = runner.clone();
+    let runner = *runner;
     let restored = status.restored;
     spawn_local(async move {
         let saved = saver.load().await;
@@ -391,11 +391,13 @@ impl Saver {
         if !self.loaded.get() {
             return;
         }
-        if self.code_changed.take()
-            && let Some(code) = self.runner.editor_text()
-            && let Some(generation) = self.session.borrow_mut().generation.as_mut()
-        {
-            generation.code = code;
+        if self.code_changed.take() {
+            // From the workspace, the person's last keystrokes read back first (read before the
+            // session is borrowed: reading them back tells `on_run`).
+            let code = self.runner.code().unwrap_or_default();
+            if let Some(generation) = self.session.borrow_mut().generation.as_mut() {
+                generation.code = code;
+            }
         }
         self.throttle.borrow_mut().wrote(now_ms());
         let write = {

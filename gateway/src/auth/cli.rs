@@ -15,11 +15,17 @@ pub const USAGE: &str = "usage: flint-gateway token create NAME | list | revoke 
   create  makes an access token for NAME (a person's name or address) and prints it once
   list    lists the tokens, when each was made and its open sign-ins
   revoke  deletes NAME's token and ends every sign-in made with it
-The tokens live in auth.database of flint.toml (default ~/.local/share/flint/auth.sqlite3); the
-gateway asks for them with auth.mode = \"tokens\".";
+The tokens live in auth.database of flint.toml (default ~/.local/share/flint/auth.sqlite3), or in
+the PostgreSQL database of store.url when set; the gateway asks for them with auth.mode = \"tokens\".";
 
 /// Runs `token …` (the arguments after `token`), printing to stdout and stderr.
 pub fn run(args: &[String]) -> ExitCode {
+    // On a thread of its own: `execute` runs the store on its own runtime, which cannot start
+    // inside the gateway's `#[tokio::main]`.
+    std::thread::scope(|scope| scope.spawn(|| run_here(args)).join().unwrap_or(ExitCode::FAILURE))
+}
+
+fn run_here(args: &[String]) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let mut err = std::io::stderr().lock();
     match execute(args, &mut out, &mut err) {
@@ -69,7 +75,12 @@ pub fn execute(args: &[String], out: &mut dyn Write, note: &mut dyn Write) -> Re
         }
     }
     let config = Config::discover(config_path.as_deref()).map_err(|e| failed(&e))?;
-    let open = || AuthStore::open(&config.auth.database).map_err(|e| failed(&e));
+    // The gateway's store is async (PostgreSQL); the CLI runs it on a runtime of its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(&format!("cannot start the store's runtime: {e}")))?;
+    let open = || runtime.block_on(AuthStore::open_configured(&config)).map_err(|e| failed(&e));
     let write = |out: &mut dyn Write, text: String| writeln!(out, "{text}").map_err(|e| failed(&e));
     let mode_note = |note: &mut dyn Write| {
         if config.auth.mode != AuthMode::Tokens {
@@ -81,7 +92,8 @@ pub fn execute(args: &[String], out: &mut dyn Write, note: &mut dyn Write) -> Re
     };
     match words.as_slice() {
         ["create", name] => {
-            let token = open()?.create_token(name, unix_now()).map_err(|e| failed(&e))?;
+            let store = open()?;
+            let token = runtime.block_on(store.create_token(name, unix_now())).map_err(|e| failed(&e))?;
             let _ = writeln!(
                 note,
                 "Access token for {name} (shown this once; only its hash is kept). They sign in at /signin:"
@@ -90,7 +102,8 @@ pub fn execute(args: &[String], out: &mut dyn Write, note: &mut dyn Write) -> Re
             write(out, token)
         }
         ["list"] => {
-            let tokens = open()?.list_tokens(unix_now()).map_err(|e| failed(&e))?;
+            let store = open()?;
+            let tokens = runtime.block_on(store.list_tokens(unix_now())).map_err(|e| failed(&e))?;
             if tokens.is_empty() {
                 let _ = writeln!(note, "no tokens yet; make one with `flint-gateway token create NAME`");
             }
@@ -103,7 +116,8 @@ pub fn execute(args: &[String], out: &mut dyn Write, note: &mut dyn Write) -> Re
             Ok(())
         }
         ["revoke", name] => {
-            let ended = open()?.revoke_token(name).map_err(|e| failed(&e))?;
+            let store = open()?;
+            let ended = runtime.block_on(store.revoke_token(name)).map_err(|e| failed(&e))?;
             write(out, format!("revoked {name}'s token; {ended} sign-in(s) ended"))
         }
         [] => Err(CliError::Usage("token needs a verb".to_owned())),

@@ -125,14 +125,9 @@ pub async fn sign_in(
     };
     let lifetime = auth.session_lifetime;
     let token = form_data.token;
-    let signed_in = tokio::task::spawn_blocking(move || store.sign_in(&token, unix_now(), lifetime)).await;
-    let session = match signed_in {
-        Ok(Ok(Some(session))) => session,
-        Ok(Ok(None)) => return form(StatusCode::UNAUTHORIZED, Some(BAD_TOKEN)),
-        Ok(Err(err)) => {
-            tracing::error!(error = %err, "signing in failed");
-            return form(StatusCode::SERVICE_UNAVAILABLE, Some(UNAVAILABLE));
-        }
+    let session = match store.sign_in(&token, unix_now(), lifetime).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return form(StatusCode::UNAUTHORIZED, Some(BAD_TOKEN)),
         Err(err) => {
             tracing::error!(error = %err, "signing in failed");
             return form(StatusCode::SERVICE_UNAVAILABLE, Some(UNAVAILABLE));
@@ -153,13 +148,10 @@ const UNAVAILABLE: &str =
 /// `POST /api/signout`: ends this browser's session and sends it to the sign-in page.
 pub async fn sign_out(State(state): State<AppState>, extensions: Extensions, headers: HeaderMap) -> Response {
     let auth = state.auth();
-    if let (Some(secret), Some(store)) = (session_secret(&headers), auth.store().cloned()) {
-        let secret = secret.to_owned();
-        match tokio::task::spawn_blocking(move || store.sign_out(&secret)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => tracing::error!(error = %err, "signing out failed"),
-            Err(err) => tracing::error!(error = %err, "signing out failed"),
-        }
+    if let (Some(secret), Some(store)) = (session_secret(&headers), auth.store().cloned())
+        && let Err(err) = store.sign_out(secret).await
+    {
+        tracing::error!(error = %err, "signing out failed");
     }
     let secure = auth.https(peer(&extensions), &headers);
     redirect_with_cookie("/signin", &session_cookie("", 0, secure))

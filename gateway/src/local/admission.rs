@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use crate::providers::ClientId;
+use crate::provider::ClientId;
 
 /// The index in `waiting` (clients in arrival order) of the request to admit next, given the
 /// clients of the running sequences; `None` when nothing waits.
@@ -62,7 +62,7 @@ impl Turns {
 #[cfg(test)]
 mod tests {
     use super::{Turns, next_job};
-    use crate::providers::ClientId;
+    use crate::provider::ClientId;
 
     const A: ClientId = 1;
     const B: ClientId = 2;

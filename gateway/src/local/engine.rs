@@ -23,7 +23,7 @@
 //!    bytes or spells too many special tokens ([`super::prompt_limits`]), and a request beyond the
 //!    bounds on waiting requests ([`super::queue`]);
 //! 2. the engine thread tokenizes waiting prompts between decode steps, at most
-//!    [`TOKENIZE_BUDGET`] bytes a step (or one larger prompt), skipping requests whose tab has
+//!    [`TOKENIZE_BUDGET`](super::setup::TOKENIZE_BUDGET) bytes a step (or one larger prompt), skipping requests whose tab has
 //!    gone;
 //! 3. it gives free sequences to the tabs running the fewest, in turns among equals
 //!    ([`super::admission`]).
@@ -35,9 +35,7 @@
 //! once, and the next step runs at full speed.
 
 use std::num::NonZeroU32;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::{Receiver, Sender};
 use std::thread::JoinHandle;
 
@@ -48,37 +46,14 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::token_type::LlamaTokenAttr;
 
 use super::prompt_limits::PromptLimits;
-use super::queue::{Queue, WaitingLimits};
+use super::queue::Queue;
 use super::scheduler::{Command, Request, Scheduler};
 use super::sequence::Job;
+use super::setup::PREFILL_CHUNK;
 use super::{backend, gguf};
-use crate::providers::ProviderError;
+use crate::provider::ProviderError;
 
-/// Prompt tokens decoded per step at most, so a long new prompt delays the other streams' next
-/// token by a bounded amount instead of by its whole length.
-pub(super) const PREFILL_CHUNK: usize = 256;
-
-/// Prompt bytes tokenized between two decode steps at most, beyond the first prompt: about 25 ms
-/// of ordinary text, less than a step, so a burst of variations starts together while a pile of
-/// large prompts is tokenized one between each step of the running streams.
-pub(super) const TOKENIZE_BUDGET: usize = 64 << 10;
-
-/// How the engine is set up.
-#[derive(Debug, Clone)]
-pub struct EngineConfig {
-    /// The GGUF file.
-    pub model_path: PathBuf,
-    /// Tokens one stream may hold (prompt + answer).
-    pub context_window: u32,
-    /// KV cache cells shared by all streams.
-    pub kv_tokens: u32,
-    /// CPU threads for decoding.
-    pub threads: usize,
-    /// Streams decoded together; more wait their turn.
-    pub max_parallel: usize,
-    /// Bounds on the requests waiting for a sequence.
-    pub waiting: WaitingLimits,
-}
+pub use super::setup::{EngineConfig, EngineStats};
 
 /// What the engine learned when it loaded the model.
 #[derive(Debug, Clone)]
@@ -105,19 +80,6 @@ pub enum EngineError {
     /// llama.cpp refused the file or the context.
     #[error("{0}")]
     Load(String),
-}
-
-/// Counters shared with the engine thread, for tests and benchmarks.
-#[derive(Debug, Default)]
-pub struct EngineStats {
-    /// Tokens sampled, all streams together.
-    pub tokens_generated: AtomicU64,
-    /// `llama_decode` calls.
-    pub steps: AtomicU64,
-    /// Prompt tokens taken from the prompt cache instead of decoded.
-    pub prompt_tokens_cached: AtomicU64,
-    /// Prompts of requests tokenized (admitted or refused after counting).
-    pub prompts_tokenized: AtomicU64,
 }
 
 /// Handle to the engine thread; dropping it ends the thread after the running streams are told.

@@ -15,6 +15,7 @@ pub mod prompt_limits;
 pub mod queue;
 mod scheduler;
 pub mod sequence;
+mod setup;
 pub mod template;
 
 /// llama.cpp's process-wide backend. llama.cpp may be initialised once per process, and both the

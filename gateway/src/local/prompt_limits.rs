@@ -17,7 +17,7 @@
 //!   650 kB of `<|im_start|>` took 56 s (on a loaded machine) while under the byte bound. A
 //!   conversation uses two or three per message, so [`MAX_MARKERS`] is far above any real prompt.
 
-use crate::providers::ProviderError;
+use crate::provider::ProviderError;
 
 /// Special-token texts a prompt may contain. Tokenizing this many costs about 20 ms.
 pub const MAX_MARKERS: usize = 1024;

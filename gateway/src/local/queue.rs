@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::providers::{ClientId, ProviderError};
+use crate::provider::{ClientId, ProviderError};
 
 /// A hint, not a promise: streams of the embedded model usually end within seconds, and each one
 /// that ends lets a waiting request start.
@@ -225,7 +225,7 @@ impl Drop for Place {
 #[cfg(test)]
 mod tests {
     use super::{Queue, QueueFull, Waiting, WaitingLimits};
-    use crate::providers::ProviderError;
+    use crate::provider::ProviderError;
 
     const LIMITS: WaitingLimits =
         WaitingLimits { requests: 4, requests_per_connection: 2, bytes: 100, bytes_per_connection: 60 };

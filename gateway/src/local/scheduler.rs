@@ -12,10 +12,10 @@ use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::token::LlamaToken;
 
 use super::admission::{self, Turns};
-use super::engine::{EngineConfig, EngineStats, PREFILL_CHUNK, TOKENIZE_BUDGET};
 use super::queue::Place;
 use super::sequence::{Job, Sequence, Step};
-use crate::providers::{ProviderError, ProviderEvent};
+use super::setup::{EngineConfig, EngineStats, PREFILL_CHUNK, TOKENIZE_BUDGET};
+use crate::provider::{ProviderError, ProviderEvent};
 
 /// The prompt-cache sequence.
 const CACHE_SEQ: i32 = 0;

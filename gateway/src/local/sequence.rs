@@ -7,7 +7,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::providers::{ClientId, ProviderError, ProviderEvent};
+use crate::provider::{ClientId, ProviderError, ProviderEvent};
 
 /// Where a provider stream's events go.
 pub type EventSender = UnboundedSender<Result<ProviderEvent, ProviderError>>;

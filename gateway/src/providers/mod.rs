@@ -1,12 +1,10 @@
-//! Model providers behind one interface: the gateway's WebSocket relay does not know which kind
-//! serves a stream.
+//! The provider registry: builds every configured provider (`openai`, `responses`, `local`) behind
+//! the contract in [`crate::provider`], which the relay and the embedded model depend on instead of
+//! on this module, so the registry can build `local` without a circle.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
-use flint_protocol::{ChatMessage, ErrorCode, FinishReason, GenParams, ModelInfo};
-use futures::Stream;
+use flint_protocol::ModelInfo;
 
 use crate::config::{Config, ProviderConfig};
 
@@ -17,6 +15,8 @@ pub mod openai;
 mod openai_chunk;
 mod openai_context;
 mod openai_errors;
+// Apart from the providers: both HTTP providers and the Responses sockets scrub the key.
+pub(crate) mod redact;
 pub mod responses;
 mod responses_events;
 mod responses_request;
@@ -25,121 +25,7 @@ mod slot_queue;
 mod slots;
 pub mod sse;
 
-/// Identifies the connection (one browser tab) a request came from.
-pub type ClientId = u64;
-
-/// A generation as a provider sees it.
-#[derive(Debug, Clone)]
-pub struct GenRequest {
-    /// The connection that asked. Providers that queue requests (the embedded model, a provider
-    /// with `max_concurrent`) share their capacity fairly between connections, so one tab's many
-    /// variations do not starve another.
-    pub client: ClientId,
-    /// The person who asked (a hash of their [`crate::person::Person`]): providers that queue
-    /// take turns between people, so one person's many tabs do not starve another's one.
-    pub person: ClientId,
-    /// The person's own key for this provider (`allow_user_keys`), used instead of the
-    /// operator's; `None`: the operator's.
-    pub key: Option<flint_protocol::Secret>,
-    /// The model's name at the provider (without the `provider/` prefix).
-    pub model: String,
-    /// The conversation, oldest first.
-    pub messages: Vec<ChatMessage>,
-    /// Sampling and length parameters, already clamped by the gateway.
-    pub params: GenParams,
-}
-
-/// What a provider's stream yields.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProviderEvent {
-    /// The upstream accepted the request; `model` is the model that actually serves it.
-    Started {
-        /// Model name as reported by the upstream.
-        model: String,
-    },
-    /// The request waits for one of the provider's slots (`max_concurrent`); sent again when the
-    /// count changes, and followed by the stream proper once it runs.
-    Queued {
-        /// Requests that start before this one.
-        ahead: u32,
-    },
-    /// Generated text (one upstream chunk, usually one token).
-    Delta(String),
-    /// Token counts reported by the upstream.
-    Usage {
-        /// Prompt tokens.
-        prompt_tokens: Option<u32>,
-        /// Completion tokens.
-        completion_tokens: u32,
-    },
-    /// The answer is complete. Nothing follows.
-    Finished(FinishReason),
-}
-
-/// Why a provider's stream failed. The message is for the person using Flint: no keys, no internals.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ProviderError {
-    /// The upstream rejected the key (401/403).
-    #[error("{0}")]
-    Unauthorized(String),
-    /// The upstream does not know the model (404).
-    #[error("{0}")]
-    UnknownModel(String),
-    /// The upstream is rate limiting (429).
-    #[error("{message}")]
-    RateLimited {
-        /// What to tell the person.
-        message: String,
-        /// The upstream's `retry-after`, if any.
-        retry_after: Option<Duration>,
-    },
-    /// The prompt does not fit the model (400 context length, or the local context).
-    #[error("{0}")]
-    PromptTooLarge(String),
-    /// The upstream failed (5xx, other 4xx) or could not be reached.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The stream stopped before the answer was complete.
-    #[error("{0}")]
-    Interrupted(String),
-    /// The upstream sent bytes that are not a valid event stream.
-    #[error("{0}")]
-    Protocol(String),
-    /// The model is configured but cannot run (missing or corrupt file).
-    #[error("{0}")]
-    ModelUnavailable(String),
-    /// The answer finished without a single character of text.
-    ///
-    /// Reported as `upstream_unavailable` rather than with a code of its own: the protocol's codes
-    /// are a closed enum that an already-open page could not read, and to the person an empty
-    /// answer is the provider failing to answer, retried the same way. The message says which.
-    #[error("{0}")]
-    Empty(String),
-}
-
-impl ProviderError {
-    /// The protocol code for this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::Unauthorized(_) => ErrorCode::Unauthorized,
-            Self::UnknownModel(_) => ErrorCode::UnknownModel,
-            Self::RateLimited { .. } => ErrorCode::RateLimited,
-            Self::PromptTooLarge(_) => ErrorCode::PromptTooLarge,
-            Self::Unavailable(_) | Self::Empty(_) => ErrorCode::UpstreamUnavailable,
-            Self::Interrupted(_) => ErrorCode::UpstreamInterrupted,
-            Self::Protocol(_) => ErrorCode::UpstreamProtocol,
-            Self::ModelUnavailable(_) => ErrorCode::ModelUnavailable,
-        }
-    }
-
-    /// How long to wait before retrying, when the upstream said.
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            Self::RateLimited { retry_after, .. } => *retry_after,
-            _ => None,
-        }
-    }
-}
+pub use crate::provider::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 
 /// An `f32` setting as the decimal the person wrote: `0.3_f32` widened to `f64` is
 /// 0.30000001192092896, which upstreams log and echo as such. The shortest decimal that reads back
@@ -173,23 +59,6 @@ pub(crate) fn model_info(
         available: problem.is_none(),
         problem: problem.clone(),
     }
-}
-
-/// A stream of provider events; dropping it cancels the generation (closes the upstream request or
-/// stops the local decode).
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
-
-/// One configured provider.
-pub trait Provider: Send + Sync {
-    /// The provider's configured name (the `provider` of `provider/model`).
-    fn name(&self) -> &str;
-    /// The models it offers, for `/api/models`.
-    fn models(&self) -> Vec<ModelInfo>;
-    /// Starts a generation. Errors before the first token arrive as the stream's first item.
-    fn stream(&self, request: GenRequest) -> EventStream;
-    /// The connection `client` ended and its streams are gone: a provider that keeps something
-    /// open per tab (the Responses provider's sockets) closes it.
-    fn client_closed(&self, _client: ClientId) {}
 }
 
 /// Builds every configured provider, in order; `env` looks up environment variables (keys).

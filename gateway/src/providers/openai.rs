@@ -25,18 +25,15 @@ use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
 use self::reading::Reading;
-use self::redact::Redactor;
 use super::openai_context;
 use super::openai_errors::{self, KeyHint};
+use super::redact::Redactor;
 use super::slots::{Admission, Slots, Waiter, take_turn};
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
-// Declared here rather than in `providers/mod.rs`: only this provider holds a key.
 #[path = "openai_reading.rs"]
 mod reading;
-#[path = "redact.rs"]
-pub(crate) mod redact;
 
 /// An OpenAI-compatible provider.
 pub struct OpenAiProvider {

@@ -15,8 +15,8 @@ use flint_protocol::FinishReason;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
-use super::openai::redact::{Redactor, Scrubber};
-use super::openai_errors::{is_context_refusal, tidy};
+use super::openai_errors::{error_message, is_context_refusal, tidy};
+use super::redact::{Redactor, Scrubber};
 use super::{ProviderError, ProviderEvent};
 
 /// Where a stream is: started, its finish reason, `[DONE]` seen, text held back.
@@ -211,16 +211,6 @@ impl ChunkState {
             out.push_back(Ok(ProviderEvent::Started { model: self.requested_model.clone() }));
         }
     }
-}
-
-/// The message of an OpenAI-style error value (`{"message": …}` or a bare string).
-pub(crate) fn error_message(error: &serde_json::Value) -> String {
-    error
-        .get("message")
-        .and_then(serde_json::Value::as_str)
-        .or_else(|| error.as_str())
-        .unwrap_or("unknown error")
-        .to_owned()
 }
 
 #[cfg(test)]

@@ -11,8 +11,7 @@ use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use super::ProviderError;
-use super::openai::redact::Redactor;
-use super::openai_chunk::error_message;
+use super::redact::Redactor;
 
 /// Where a provider's key comes from, for telling the person what to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +224,16 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// The message of an OpenAI-style error value (`{"message": …}` or a bare string).
+pub(crate) fn error_message(error: &serde_json::Value) -> String {
+    error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| error.as_str())
+        .unwrap_or("unknown error")
+        .to_owned()
 }
 
 #[cfg(test)]

@@ -15,9 +15,9 @@ use std::sync::Arc;
 use flint_protocol::ModelInfo;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 
-use super::openai::redact::Redactor;
 use super::openai::{self, Credentials};
 use super::openai_errors::{self, KeyHint};
+use super::redact::Redactor;
 use super::responses_events::{Events, Item, Outcome};
 use super::responses_ws::{self, Pool, Turn};
 use super::slots::{Admission, Permit, Slots, Waiter, take_turn};

@@ -16,9 +16,9 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::openai::redact::{Redactor, Scrubber};
-use super::openai_chunk::error_message;
+use super::openai_errors::error_message;
 use super::openai_errors::{self, KeyHint, Refusal, is_context_refusal, tidy};
+use super::redact::{Redactor, Scrubber};
 use super::{ProviderError, ProviderEvent};
 
 /// What the stream yields.

@@ -33,8 +33,8 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::openai::Credentials;
-use super::openai::redact::Redactor;
 use super::openai_errors::{self, KeyHint, Refusal, upstream_message};
+use super::redact::Redactor;
 use super::responses_events::{Events, Item, Outcome};
 use super::responses_request::{Thread, body};
 use super::slots::Permit;

@@ -1,7 +1,7 @@
 //! The connection loop: one `select!` over client frames, stream frames, the keep-alive timer and
-//! shutdown.
+//! shutdown. What outlives a socket (streams, keys, the tab's place) is its [`Session`]; a socket
+//! that drops without a goodbye leaves it waiting for the page to resume ([`resume`]).
 
-use std::collections::HashMap;
 use std::fmt::Display;
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
@@ -13,13 +13,14 @@ use flint_protocol::{
 };
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
-use tokio::sync::mpsc;
-use tokio::task::{self, JoinSet};
+use tokio::task;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 use super::frames::{self, Outgoing};
+use super::resume;
+use super::session::{Running, Session};
 use super::stream::{self, StreamJob};
 use crate::AppState;
 use crate::limits::Refusal;
@@ -28,38 +29,39 @@ use crate::providers::GenRequest;
 
 /// How often an idle connection is pinged, so proxies do not close it.
 const KEEPALIVE: Duration = Duration::from_secs(20);
-/// Frames waiting between the stream tasks and the socket; tasks wait when it is full.
-const OUTGOING_CAPACITY: usize = 256;
+/// How long a page at its open-tabs limit has to send `Resume` (its waiting tab holds its place).
+pub(super) const RESUME_AT_LIMIT_WAIT: Duration = Duration::from_secs(2);
+/// Close codes of a page that left on purpose (closed, reloaded, navigated away): nothing to keep.
+const LEFT_ON_PURPOSE: [u16; 2] = [1000, 1001];
 
-/// A running stream as the connection sees it.
-struct Running {
-    cancel: CancellationToken,
-    task: task::Id,
+pub(super) struct Connection<S> {
+    pub(super) sink: S,
+    pub(super) state: AppState,
+    pub(super) session: Session,
+    /// The token of this socket's `Hello`, under which its session waits if the socket drops.
+    token: Option<Secret>,
+    /// Nothing has arrived yet: only now may the page resume.
+    pub(super) fresh: bool,
 }
 
-struct Connection<S> {
-    sink: S,
-    state: AppState,
-    conn: u64,
-    person: Person,
-    /// A hash of `person`, the key providers take turns by.
-    person_key: u64,
-    /// The person's own keys, by provider, for this connection only (never logged: `Secret`).
-    keys: HashMap<String, Secret>,
-    running: HashMap<StreamId, Running>,
-    tasks: JoinSet<StreamId>,
-    out: mpsc::Sender<Outgoing>,
+/// The socket is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Closed {
+    /// It failed or closed without a goodbye: the page may come back for its session.
+    Dropped,
+    /// The page said goodbye, or the gateway is stopping.
+    Left,
+    /// The page came back on another socket and took the session over.
+    Replaced,
 }
-
-/// The socket failed or closed; the connection is over.
-struct Closed;
 
 /// Serves one WebSocket connection until the client leaves or the gateway shuts down.
 ///
-/// Sends `Hello` first; a client that asked for another `protocol` version gets an
-/// `unsupported_version` error and the socket is closed. When the connection ends, all its streams
-/// are cancelled. A person over their open-tabs limit gets the reason (`rate_limited`) and the
-/// socket is closed.
+/// Sends `Hello` first (with a resume token when `server.resume_grace_secs` is not 0); a client
+/// that asked for another `protocol` version gets an `unsupported_version` error and the socket is
+/// closed. When the page leaves, all its streams are cancelled; when the socket drops, they run on
+/// for the grace period, for the page to resume. A person over their open-tabs limit gets the
+/// reason (`rate_limited`) and the socket is closed.
 #[instrument(skip_all, fields(conn, stream))]
 pub async fn serve_socket<S, R, E>(
     sink: S,
@@ -75,27 +77,22 @@ pub async fn serve_socket<S, R, E>(
     E: Display,
 {
     tracing::Span::current().record("conn", conn);
-    let (out, mut from_streams) = mpsc::channel(OUTGOING_CAPACITY);
     let person_key = {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         person.hash(&mut hasher);
         hasher.finish()
     };
-    let tab = state.people().open_socket(&person);
-    let mut c = Connection {
-        sink,
-        state,
-        conn,
-        person,
-        person_key,
-        keys: HashMap::new(),
-        running: HashMap::new(),
-        tasks: JoinSet::new(),
-        out,
-    };
+    let grace = Duration::from_secs(state.limits().resume_grace_secs);
+    let token = if grace.is_zero() { None } else { resume::new_token() };
+    let session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
+    let tab = state.people().open_socket(&session.person);
+    let mut c = Connection { sink, state, session, token, fresh: true };
     tracing::info!("connected");
-    let hello =
-        ServerMessage::Hello { protocol: PROTOCOL_VERSION, gateway: env!("CARGO_PKG_VERSION").to_owned() };
+    let hello = ServerMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        gateway: env!("CARGO_PKG_VERSION").to_owned(),
+        resume: c.token.clone(),
+    };
     if c.send(frames::encode(&hello)).await.is_err() {
         return;
     }
@@ -107,58 +104,104 @@ pub async fn serve_socket<S, R, E>(
         let _ = c.sink.close().await;
         return;
     }
-    // Held for the connection's life: the person's place among their open tabs.
-    let _tab = match tab {
-        Ok(tab) => tab,
+    match tab {
+        Ok(tab) => c.session.tab = Some(tab),
+        // A page coming back for a tab that waits for it is within its limit: that tab holds its
+        // place, and this socket takes it over.
         Err(refusal) => {
-            let _ = c.send(refused(None, refusal)).await;
-            let _ = c.sink.close().await;
-            return;
+            if !c.resume_at_limit(&mut incoming).await {
+                let _ = c.send(refused(None, refusal)).await;
+                let _ = c.sink.close().await;
+                return;
+            }
         }
-    };
-    if let Some(quota) = c.state.people().quota(&c.person) {
+    }
+    if let Some(quota) = c.state.people().quota(&c.session.person).await {
         let resets_in_ms = u64::try_from(quota.resets_in.as_millis()).unwrap_or(u64::MAX);
         let frame = ServerMessage::Quota { used: quota.used, limit: quota.limit, resets_in_ms };
         if c.send(frames::encode(&frame)).await.is_err() {
-            return;
+            return finish(c).await;
         }
     }
+    let mut claimed = c.token.as_ref().map(|t| c.state.resumes().register(t, c.session.person.clone()));
+    let mut handover = None;
     let shutdown = c.state.shutdown().clone();
     let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);
     // After a stall, one ping is enough; a burst of catch-up pings is not.
     keepalive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
+    let closed = loop {
         let step = tokio::select! {
             biased;
-            () = shutdown.cancelled() => Err(Closed),
-            Some(first) = from_streams.recv() => c.forward(first, &mut from_streams).await,
+            () = shutdown.cancelled() => Err(Closed::Left),
+            reply = claim_of(&mut claimed) => match reply {
+                Some(reply) => {
+                    handover = Some(reply);
+                    Err(Closed::Replaced)
+                }
+                None => {
+                    claimed = None;
+                    Ok(())
+                }
+            },
+            Some(first) = c.session.from_streams.recv() => c.forward(first).await,
             frame = incoming.next() => match frame {
                 Some(Ok(message)) => c.on_message(message).await,
                 Some(Err(err)) => {
                     tracing::debug!(error = %err, "socket read failed");
-                    Err(Closed)
+                    Err(Closed::Dropped)
                 }
-                None => Err(Closed),
+                None => Err(Closed::Dropped),
             },
-            Some(joined) = c.tasks.join_next_with_id(), if !c.tasks.is_empty() => c.reap(joined).await,
-            _ = keepalive.tick() => c.sink.send(Message::Ping(Bytes::new())).await.map_err(|_| Closed),
+            Some(joined) = c.session.tasks.join_next_with_id(), if !c.session.tasks.is_empty() => {
+                c.reap(joined).await
+            }
+            _ = keepalive.tick() => {
+                c.sink.send(Message::Ping(Bytes::new())).await.map_err(|_| Closed::Dropped)
+            }
         };
-        if step.is_err() {
-            break;
+        if let Err(closed) = step {
+            break closed;
+        }
+    };
+    let Connection { mut sink, state, session, token, .. } = c;
+    let _ = sink.close().await;
+    drop(sink);
+    match (handover, token, claimed) {
+        (Some(reply), _, _) => {
+            tracing::info!("the page came back on another socket");
+            if let Err(session) = reply.send(session) {
+                session.end(&state).await;
+            }
+        }
+        (None, Some(token), Some(claimed)) if closed == Closed::Dropped && !grace.is_zero() => {
+            resume::wait_for_page(&state, &token, session, grace, claimed).await;
+        }
+        (None, token, _) => {
+            if let Some(token) = token {
+                state.resumes().forget(&token);
+            }
+            session.end(&state).await;
         }
     }
-    for running in c.running.values() {
-        running.cancel.cancel();
-    }
-    // Aborting drops every provider stream, which closes the upstream requests.
-    c.tasks.shutdown().await;
-    // Only now, with none of its streams left to hand a socket back: what providers keep open
-    // for this tab (the Responses provider's sockets) closes.
-    for provider in c.state.providers() {
-        provider.client_closed(conn);
-    }
-    let _ = c.sink.close().await;
     tracing::info!("disconnected");
+}
+
+/// The next claim of this connection's session; never, if it cannot be claimed.
+async fn claim_of(claimed: &mut Option<resume::Claimed>) -> Option<tokio::sync::oneshot::Sender<Session>> {
+    match claimed {
+        Some(claimed) => claimed.await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+/// Before the loop: the session ends (nothing was registered for it yet).
+async fn finish<S>(c: Connection<S>)
+where
+    S: Sink<Message> + Unpin,
+{
+    let Connection { mut sink, state, session, .. } = c;
+    let _ = sink.close().await;
+    session.end(&state).await;
 }
 
 impl<S> Connection<S>
@@ -166,26 +209,27 @@ where
     S: Sink<Message> + Unpin,
     S::Error: Display,
 {
-    async fn send(&mut self, frame: Utf8Bytes) -> Result<(), Closed> {
+    pub(super) async fn send(&mut self, frame: Utf8Bytes) -> Result<(), Closed> {
         self.sink.send(Message::Text(frame)).await.map_err(|err| {
             tracing::debug!(error = %err, "socket write failed");
-            Closed
+            Closed::Dropped
         })
     }
 
-    /// Sends a stream frame and any others already waiting, then flushes once.
-    async fn forward(&mut self, first: Outgoing, queue: &mut mpsc::Receiver<Outgoing>) -> Result<(), Closed> {
+    /// Sends a stream frame and any others already waiting, then flushes once. Each is kept for a
+    /// resume before it is written: a write that fails may still have lost it.
+    async fn forward(&mut self, first: Outgoing) -> Result<(), Closed> {
         let mut next = Some(first);
         let mut batch = 0;
         while let Some(outgoing) = next {
-            if outgoing.last {
-                self.running.remove(&outgoing.stream);
+            if self.session.arrived(&outgoing) {
+                self.session.replay.keep(&outgoing);
+                self.sink.feed(Message::Text(outgoing.frame)).await.map_err(|_| Closed::Dropped)?;
             }
-            self.sink.feed(Message::Text(outgoing.frame)).await.map_err(|_| Closed)?;
             batch += 1;
-            next = if batch < 64 { queue.try_recv().ok() } else { None };
+            next = if batch < 64 { self.session.from_streams.try_recv().ok() } else { None };
         }
-        self.sink.flush().await.map_err(|_| Closed)
+        self.sink.flush().await.map_err(|_| Closed::Dropped)
     }
 
     async fn on_message(&mut self, message: Message) -> Result<(), Closed> {
@@ -199,7 +243,10 @@ where
                 ))
                 .await
             }
-            Message::Close(_) => Err(Closed),
+            Message::Close(Some(goodbye)) if LEFT_ON_PURPOSE.contains(&goodbye.code) => Err(Closed::Left),
+            // A close without a reason (a page replacing a silent socket) may be followed by a
+            // resume.
+            Message::Close(_) => Err(Closed::Dropped),
             Message::Ping(_) | Message::Pong(_) => Ok(()),
         }
     }
@@ -213,11 +260,17 @@ where
             );
             return self.send(frames::error(stream_of(&text), ErrorCode::PromptTooLarge, message)).await;
         }
+        let fresh = std::mem::replace(&mut self.fresh, false);
         match serde_json::from_str::<ClientMessage>(&text) {
+            Ok(ClientMessage::Resume(request)) if fresh => self.resume(request).await.map(drop),
+            Ok(ClientMessage::Resume(_)) => {
+                let message = "a resume must be the first frame on a new connection; reconnect to resume";
+                self.send(frames::error(None, ErrorCode::BadFrame, message)).await
+            }
             Ok(ClientMessage::Start(start)) => self.start(start, received_at).await,
             Ok(ClientMessage::Cancel { stream }) => {
                 // A stream that already ended has nothing to cancel; its Done or Error is on its way.
-                if let Some(running) = self.running.get(&stream) {
+                if let Some(running) = self.session.running.get(&stream) {
                     running.cancel.cancel();
                 }
                 Ok(())
@@ -259,8 +312,8 @@ where
         }
         tracing::info!(%provider, own_key = key.is_some(), "own key");
         match key.filter(|k| !k.expose().trim().is_empty()) {
-            Some(key) => self.keys.insert(provider, key),
-            None => self.keys.remove(&provider),
+            Some(key) => self.session.keys.insert(provider, key),
+            None => self.session.keys.remove(&provider),
         };
         Ok(())
     }
@@ -268,15 +321,15 @@ where
     async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
         let id = start.stream;
         let limits = self.state.limits();
-        if self.running.contains_key(&id) {
+        if self.session.running.contains_key(&id) {
             let message = format!("stream {id} is already running on this connection; use a new id");
             return self.send(frames::error(None, ErrorCode::DuplicateStream, message)).await;
         }
-        if self.running.len() >= limits.max_streams_per_connection {
+        if self.session.running.len() >= limits.max_streams_per_connection {
             let message = format!(
                 "this tab already runs {} streams, the most this gateway allows at once \
                  (server.max_streams_per_connection); cancel one or wait for one to finish",
-                self.running.len()
+                self.session.running.len()
             );
             return self.send(frames::error(Some(id), ErrorCode::TooManyStreams, message)).await;
         }
@@ -290,12 +343,12 @@ where
         if let Err(message) = check_sampling(&start.params) {
             return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
         }
-        let key = self.keys.get(provider.name()).cloned();
+        let key = self.session.keys.get(provider.name()).cloned();
         let people = self.state.people();
         let permitted = if key.is_some() {
-            people.start_stream_own_key(&self.person)
+            people.start_stream_own_key(&self.session.person)
         } else {
-            people.start_stream(&self.person)
+            people.start_stream(&self.session.person).await
         };
         let permit = match permitted {
             Ok(permit) => permit,
@@ -307,12 +360,12 @@ where
         tracing::info!(stream = id, model = %start.model, "stream start");
         let cancel = CancellationToken::new();
         let job = StreamJob {
-            conn: self.conn,
+            conn: self.session.conn,
             id,
             provider,
             request: GenRequest {
-                client: self.conn,
-                person: self.person_key,
+                client: self.session.conn,
+                person: self.session.person_key,
                 key,
                 model,
                 messages: start.messages,
@@ -320,11 +373,13 @@ where
             },
             received_at,
             cancel: cancel.clone(),
-            out: self.out.clone(),
+            out: self.session.out.clone(),
             permit,
+            metrics: std::sync::Arc::clone(self.state.metrics()),
         };
-        let handle = self.tasks.spawn(stream::run(job));
-        self.running.insert(id, Running { cancel, task: handle.id() });
+        self.session.replay.open(id);
+        let handle = self.session.tasks.spawn(stream::run(job));
+        self.session.running.insert(id, Running { cancel, task: handle.id() });
         Ok(())
     }
 
@@ -335,10 +390,10 @@ where
             Ok((task, _)) => *task,
             Err(err) => err.id(),
         };
-        let Some(id) = self.running.iter().find(|(_, r)| r.task == task).map(|(id, _)| *id) else {
+        let Some(id) = self.session.running.iter().find(|(_, r)| r.task == task).map(|(id, _)| *id) else {
             return Ok(());
         };
-        self.running.remove(&id);
+        self.session.running.remove(&id);
         if let Err(err) = joined {
             tracing::error!(stream = id, error = %err, "stream task failed");
             let message = "a bug in the gateway ended this stream; details are in its log";

@@ -11,6 +11,8 @@ pub(crate) struct Outgoing {
     pub stream: StreamId,
     /// The serialised frame.
     pub frame: Utf8Bytes,
+    /// A delta's `seq`: where a resuming page says it got to.
+    pub seq: Option<u32>,
     /// `Done` or `Error`: the stream is over once this is sent.
     pub last: bool,
 }

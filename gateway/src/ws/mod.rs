@@ -16,12 +16,17 @@ use crate::person::Who;
 mod coalesce;
 mod connection;
 mod frames;
+mod replay;
+mod resume;
+mod resumed;
+mod session;
 mod stream;
 #[cfg(test)]
 mod tests;
 
 pub use coalesce::FRAME_INTERVAL;
 pub use connection::serve_socket;
+pub use resume::Resumes;
 
 /// Query parameters of `GET /ws`.
 #[derive(Debug, Deserialize)]
@@ -45,6 +50,9 @@ pub async fn handler(
     let protocol = params.protocol;
     ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
         let (sink, incoming) = socket.split();
+        let metrics = std::sync::Arc::clone(state.metrics());
+        metrics.socket_opened();
         serve_socket(sink, incoming, state, conn, protocol.as_deref(), person).await;
+        metrics.socket_closed();
     })
 }

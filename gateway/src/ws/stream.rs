@@ -12,6 +12,7 @@ use tracing::instrument;
 use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
 use crate::limits::StreamPermit;
+use crate::metrics::Metrics;
 use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
 
 /// Everything a stream task needs.
@@ -32,6 +33,8 @@ pub(crate) struct StreamJob {
     pub out: mpsc::Sender<Outgoing>,
     /// The person's place among their running streams, charged the tokens generated.
     pub permit: StreamPermit,
+    /// The gateway's figures (`/metrics`).
+    pub metrics: Arc<Metrics>,
 }
 
 /// The frames of one stream and what they report at the end.
@@ -48,6 +51,29 @@ struct Frames {
     received_at: Instant,
     first_text_at: Option<Instant>,
     permit: StreamPermit,
+    metrics: Arc<Metrics>,
+    /// When the oldest text waiting in the coalescer arrived: a frame's relay latency is how long
+    /// its oldest text waited.
+    pending_since: Option<Instant>,
+    /// The provider has answered (any event): its latency is counted once.
+    upstream_answered: bool,
+}
+
+/// Counts a stream as running from its start until its task ends, however it ends (a task
+/// aborted with its connection drops this too).
+struct Running(Arc<Metrics>);
+
+impl Running {
+    fn new(metrics: &Arc<Metrics>) -> Self {
+        metrics.stream_started();
+        Self(Arc::clone(metrics))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.stream_ended();
+    }
 }
 
 /// The connection loop went away; the stream has no one to report to.
@@ -56,7 +82,8 @@ struct Gone;
 /// Runs the stream to its end; returns its id.
 #[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
 pub(crate) async fn run(job: StreamJob) -> StreamId {
-    let StreamJob { id, provider, request, received_at, cancel, out, permit, .. } = job;
+    let StreamJob { id, provider, request, received_at, cancel, out, permit, metrics, .. } = job;
+    let _running = Running::new(&metrics);
     let mut frames = Frames {
         id,
         provider: provider.name().to_owned(),
@@ -70,6 +97,9 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         received_at,
         first_text_at: None,
         permit,
+        metrics,
+        pending_since: None,
+        upstream_answered: false,
     };
     // `auto_continue` arrives capped by `server.max_auto_continue` (see `connection.rs`).
     let mut upstream = match request.params.auto_continue {
@@ -89,10 +119,13 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 drop(upstream);
                 break frames.done(FinishReason::Cancelled).await;
             }
-            item = upstream.next() => match item {
+            item = upstream.next() => {
+                frames.answered(item.is_some());
+                match item {
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     let now = Instant::now();
                     frames.chunks += 1;
+                    frames.pending_since.get_or_insert(now);
                     if frames.coalescer.push(&text, now) {
                         armed = false;
                         if let Err(gone) = frames.flush(now).await {
@@ -133,6 +166,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                     let message = format!("{} ended the stream without finishing", frames.provider);
                     break frames.fail(ProviderError::Interrupted(message)).await;
                 }
+            }
             },
             () = &mut timer, if armed => {
                 armed = false;
@@ -145,7 +179,8 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     if result.is_err() {
         tracing::debug!("connection closed before the stream ended");
         // No Done was sent: charge what was generated anyway.
-        frames.permit.charge(frames.chunks);
+        frames.permit.charge(frames.chunks).await;
+        frames.metrics.tokens(frames.chunks);
     }
     id
 }
@@ -161,8 +196,25 @@ fn empty_answer(model: &str, reason: FinishReason) -> ProviderError {
 }
 
 impl Frames {
+    /// The provider yielded something (`any`): the first time, its latency is counted.
+    fn answered(&mut self, any: bool) {
+        if any && !self.upstream_answered {
+            self.upstream_answered = true;
+            self.metrics.upstream_first_event(&self.provider, self.received_at.elapsed());
+        }
+    }
+
     async fn send(&self, frame: axum::extract::ws::Utf8Bytes, last: bool) -> Result<(), Gone> {
-        self.out.send(Outgoing { stream: self.id, frame, last }).await.map_err(|_| Gone)
+        self.send_at(frame, None, last).await
+    }
+
+    async fn send_at(
+        &self,
+        frame: axum::extract::ws::Utf8Bytes,
+        seq: Option<u32>,
+        last: bool,
+    ) -> Result<(), Gone> {
+        self.out.send(Outgoing { stream: self.id, frame, seq, last }).await.map_err(|_| Gone)
     }
 
     async fn start(&mut self) -> Result<(), Gone> {
@@ -190,9 +242,14 @@ impl Frames {
         let Some(frame) = self.coalescer.flush(now, |text| frames::delta(id, seq, text)) else {
             return Ok(());
         };
-        self.first_text_at.get_or_insert(now);
+        if self.first_text_at.is_none() {
+            self.first_text_at = Some(now);
+            self.metrics.first_token(now - self.received_at);
+        }
+        let held = self.pending_since.take().map_or_else(Default::default, |since| now - since);
+        self.metrics.relayed(held);
         self.seq += 1;
-        self.send(frame, false).await
+        self.send_at(frame, Some(seq), false).await
     }
 
     async fn done(&mut self, finish: FinishReason) -> Result<(), Gone> {
@@ -217,6 +274,7 @@ impl Frames {
         self.flush(Instant::now()).await?;
         self.charge(self.usage.map_or(self.chunks, |u| u.completion_tokens)).await?;
         let code: ErrorCode = err.code();
+        self.metrics.error(code);
         tracing::info!(?code, message = %err, "stream failed");
         let retry_after_ms = err.retry_after().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let frame = frames::encode(&ServerMessage::Error {
@@ -231,8 +289,9 @@ impl Frames {
     /// Counts the stream's tokens against the person's day, and tells the page what is left
     /// before the stream's last frame, so its meter is current when the stream ends.
     async fn charge(&mut self, tokens: u32) -> Result<(), Gone> {
-        self.permit.charge(tokens);
-        let Some(quota) = self.permit.quota() else { return Ok(()) };
+        self.permit.charge(tokens).await;
+        self.metrics.tokens(tokens);
+        let Some(quota) = self.permit.quota().await else { return Ok(()) };
         let resets_in_ms = u64::try_from(quota.resets_in.as_millis()).unwrap_or(u64::MAX);
         let frame =
             frames::encode(&ServerMessage::Quota { used: quota.used, limit: quota.limit, resets_in_ms });

@@ -41,7 +41,7 @@ impl Provider for Fake {
     }
 
     fn models(&self) -> Vec<ModelInfo> {
-        ["echo", "burst", "paced", "hang", "fail", "leaky"]
+        ["echo", "burst", "paced", "hang", "fail", "leaky", "numbered"]
             .iter()
             .map(|m| ModelInfo {
                 id: format!("fake/{m}"),
@@ -82,6 +82,15 @@ impl Provider for Fake {
                 let tokens: Vec<_> = (0..10).map(|_| delta("x")).collect();
                 let paced = stream::iter(tokens).then(|event| async move {
                     tokio::time::sleep(Duration::from_millis(5)).await;
+                    event
+                });
+                Box::pin(stream::iter([started]).chain(paced).chain(stream::iter([finished])))
+            }
+            // Twenty tokens far enough apart to each go out as its own delta.
+            "numbered" => {
+                let tokens: Vec<_> = (0..20).map(|i| delta(&format!("t{i} "))).collect();
+                let paced = stream::iter(tokens).then(|event| async move {
+                    tokio::time::sleep(Duration::from_millis(40)).await;
                     event
                 });
                 Box::pin(stream::iter([started]).chain(paced).chain(stream::iter([finished])))
@@ -365,13 +374,16 @@ async fn a_protocol_mismatch_is_answered_then_closed() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn closing_the_socket_cancels_its_streams() {
+async fn a_page_that_leaves_cancels_its_streams_at_once() {
     let mut c = connect();
     c.hello().await;
     c.start(1, "hang");
     c.start(2, "hang");
     c.next().await;
     c.next().await;
+    // A page that closes or navigates away says "going away" (1001): nothing is kept for it.
+    let goodbye = axum::extract::ws::CloseFrame { code: 1001, reason: "".into() };
+    c.to_gateway.unbounded_send(Ok(Message::Close(Some(goodbye)))).expect("open");
     c.to_gateway.close_channel();
     tokio::time::timeout(Duration::from_secs(5), &mut c.connection).await.expect("ends").expect("no panic");
     assert_eq!(c.fake.dropped.load(Ordering::SeqCst), 2, "both provider streams dropped");
@@ -416,3 +428,6 @@ async fn sampling_parameters_out_of_range_are_refused_with_a_reason() {
         assert!(matches!(end.last(), Some(ServerMessage::Done { .. })), "{params} is allowed: {end:?}");
     }
 }
+
+#[path = "resume_tests.rs"]
+mod resume;

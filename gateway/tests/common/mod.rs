@@ -165,6 +165,15 @@ impl Client {
         Self { ws, raw: Vec::new(), patience: Duration::from_secs(10) }
     }
 
+    /// Closes as a browser does for a tab that is closed ("going away"): the gateway keeps
+    /// nothing of it for a resume. (Dropping the client instead is a dropped network.)
+    pub async fn leave(mut self) {
+        use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+        use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+        let goodbye = CloseFrame { code: CloseCode::Away, reason: "".into() };
+        let _ = self.ws.close(Some(goodbye)).await;
+    }
+
     pub async fn send_raw(&mut self, text: &str) {
         self.ws.send(Message::Text(text.into())).await.expect("send");
     }
@@ -195,6 +204,20 @@ impl Client {
                 let frame = serde_json::from_str(text.as_str()).expect("gateway frames parse");
                 self.raw.push(text.as_str().to_owned());
                 return frame;
+            }
+        }
+    }
+
+    /// The next frame, or `None` once the socket is closed (or broken).
+    pub async fn next_or_closed(&mut self) -> Option<ServerMessage> {
+        loop {
+            match self.ws.next().await? {
+                Ok(Message::Text(text)) => {
+                    self.raw.push(text.as_str().to_owned());
+                    return Some(serde_json::from_str(text.as_str()).expect("gateway frames parse"));
+                }
+                Ok(Message::Close(_)) | Err(_) => return None,
+                Ok(_) => {}
             }
         }
     }

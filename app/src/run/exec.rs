@@ -1,0 +1,161 @@
+//! Carrying out a generation's [`Command`]s: the only place they touch the gateway, the worker, the
+//! editor, the previews and the display signals.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+
+use crate::gateway::StreamHandler;
+use crate::generation::{CodeChange, Command, Display, Notice, PreviewChange};
+use crate::interop::preview::Preview;
+
+use super::{Inner, RunEvent, Target};
+
+impl Inner {
+    /// Does `commands` for generation `target`, in order.
+    pub(super) fn exec(self: &Rc<Self>, target: Target, commands: Vec<Command>) {
+        for command in commands {
+            match command {
+                Command::StartStream(request) => self.start_stream(target, request),
+                Command::CancelStream(id) => (self.cancel)(id),
+                Command::Worker(request) => self.send(request),
+                Command::Code(change) if target == Target::Main => self.change_code(&change),
+                Command::Code(_) => {}
+                Command::Preview(change) => self.change_preview(target, change),
+                Command::Show(display) => match target {
+                    Target::Main => self.show(display),
+                    Target::Tile(key) => self.show_in_tile(key, display),
+                },
+                Command::KeepVersion { code, parent, prompt, model, origin } => {
+                    self.keep_version_from(parent, &code, &prompt, &model, origin);
+                }
+                Command::Propose(review) => self.state.review.set(Some(review)),
+                Command::ShowVersion { code, page, files, run } => {
+                    if run {
+                        self.state.held.set(false);
+                    }
+                    self.show_version(code, page, files);
+                }
+                Command::Notify(notice) => match notice {
+                    Notice::Started { model, prompt } => {
+                        self.notify(RunEvent::Started { model: &model, prompt: &prompt });
+                    }
+                    Notice::Streamed => self.notify(RunEvent::Streamed),
+                    Notice::Ended(status) => self.notify(RunEvent::Ended(status)),
+                },
+                Command::Spent(cost) => {
+                    if cost.is_some() {
+                        self.state.spent.update(|spent| *spent = crate::metrics::total_cost([*spent, cost]));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts a stream for `target`; its events come back to it (`Generation::started` learns the
+    /// id, and events of an id it does not have are stale).
+    fn start_stream(self: &Rc<Self>, target: Target, request: flint_protocol::StartRequest) {
+        let weak = Rc::downgrade(self);
+        let id_cell = Rc::new(Cell::new(0));
+        let id_for_handler = Rc::clone(&id_cell);
+        let handler: StreamHandler = Rc::new(move |event| {
+            if let Some(inner) = weak.upgrade() {
+                inner.on_stream_event(target, id_for_handler.get(), event);
+            }
+        });
+        let id = (self.start)(request, handler);
+        id_cell.set(id);
+        if let Some(commands) = self.with_lane(target, |lane| lane.started(id)) {
+            self.exec(target, commands);
+        }
+    }
+
+    /// The single run's code changes: in the workspace (the truth) and in the editor (its view).
+    fn change_code(&self, change: &CodeChange) {
+        self.workspace.apply(change);
+        let editor = self.editor.borrow();
+        let Some(editor) = editor.as_ref() else { return };
+        match change {
+            CodeChange::Reset(language) => editor.reset(language),
+            CodeChange::Append(text) => editor.append(text),
+            CodeChange::EditLines(edits) => editor.edit_lines(edits),
+            CodeChange::Begin => editor.begin(),
+            CodeChange::Finish => editor.finish(),
+            CodeChange::Replace(code) => super::shown::show_in(editor, code),
+        }
+    }
+
+    fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
+        let stream = self.with_lane(target, |lane| lane.stream()).flatten();
+        let weak = Rc::downgrade(self);
+        let apply = |preview: &Preview| match change {
+            PreviewChange::Begin => preview.begin(),
+            PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
+            PreviewChange::Run(doc) => preview.run(&doc, move || {
+                if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
+                    inner.page_shown(target, id);
+                }
+            }),
+        };
+        match target {
+            Target::Main => {
+                if let Some(preview) = self.preview.borrow().as_ref() {
+                    apply(preview);
+                }
+            }
+            Target::Tile(key) => {
+                let tiles = self.tiles.borrow();
+                if let Some(preview) =
+                    tiles.iter().find(|t| t.view.key == key).and_then(|t| t.preview.as_ref())
+                {
+                    apply(preview);
+                }
+            }
+        }
+    }
+
+    /// Shows a single run's figure on the page.
+    fn show(&self, display: Display) {
+        let state = self.state;
+        match display {
+            // The generation tells the observer itself (`Notice::Ended`).
+            Display::Status(status) => state.status.set(status),
+            Display::Queued(queued) => state.queued.set(queued),
+            Display::ServedBy(model) => state.served_by.set(Some(model)),
+            Display::Error(error) => state.error.set(error),
+            Display::Metrics(metrics) => state.metrics.set(metrics),
+            Display::AnswerTokens(tokens) => state.answer_tokens.set(tokens),
+            Display::Edit(report) => state.edit.set(report),
+            Display::Files(files) => state.files.set(files),
+            Display::Document(doc) => *self.document.borrow_mut() = doc,
+            // Tiles' figures.
+            Display::Note(_) | Display::Race(_) => {}
+        }
+    }
+
+    /// Shows a tile's figure in its tile (its status also decides the group's).
+    fn show_in_tile(&self, key: u64, display: Display) {
+        let view = {
+            let tiles = self.tiles.borrow();
+            let Some(tile) = tiles.iter().find(|t| t.view.key == key) else { return };
+            tile.view.clone()
+        };
+        match display {
+            Display::Status(status) => {
+                view.status.set(status);
+                self.refresh_group();
+            }
+            Display::Queued(queued) => view.queued.set(queued),
+            Display::Error(error) => view.error.set(error),
+            Display::Metrics(metrics) => view.metrics.set(metrics),
+            Display::Note(note) => view.note.set(note),
+            Display::Race(race) => view.race.set(race),
+            Display::ServedBy(_)
+            | Display::AnswerTokens(_)
+            | Display::Edit(_)
+            | Display::Files(_)
+            | Display::Document(_) => {}
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! What the editor and the main preview show of the workspace: a version made current, a page run
+//! or held still, and the person's own edits read back into the workspace once their typing pauses.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use flint_protocol::worker::AnswerFile;
+use leptos::prelude::*;
+
+use super::{Inner, RunEvent};
+use crate::export::page_of_code;
+use crate::interop::editor::Editor;
+use crate::share::code_language;
+
+/// How long the editor must be still before its text is read back and the preview shows it.
+const EDIT_RENDER_DELAY_MS: u64 = 300;
+
+/// Replaces the editor's text with `code`, editable.
+pub(super) fn show_in(editor: &Editor, code: &str) {
+    editor.reset(code_language(code));
+    editor.append(code);
+    editor.finish();
+}
+
+impl Inner {
+    /// The person edited the code: read it back and show it in the preview once the typing pauses.
+    pub(super) fn on_edit(self: &Rc<Self>) {
+        self.clear_edit_render();
+        let weak = Rc::downgrade(self);
+        let timer = set_timeout_with_handle(
+            move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.flush_edits();
+                }
+            },
+            Duration::from_millis(EDIT_RENDER_DELAY_MS),
+        );
+        match timer {
+            Ok(timer) => *self.edit_render.borrow_mut() = Some(timer),
+            // No timer (no window): read it now rather than never.
+            Err(_) => self.read_edits(),
+        }
+    }
+
+    /// Reads the person's edits back now if some wait (what reads the code calls this first, so
+    /// that nothing typed in the last moment is missed).
+    pub(super) fn flush_edits(&self) {
+        if let Some(timer) = self.edit_render.take() {
+            timer.clear();
+            self.read_edits();
+        }
+    }
+
+    /// The one place the editor's text is read: the person's edits become the workspace's code.
+    fn read_edits(&self) {
+        let code = self.editor.borrow().as_ref().map(Editor::text);
+        let Some(code) = code else { return };
+        if self.workspace.with_code(|now| now == code) {
+            return;
+        }
+        self.render(page_of_code(&code));
+        self.workspace.set(code);
+        self.notify(RunEvent::Edited);
+    }
+
+    /// Makes `code` the current version: in the workspace, the editor, and the preview as `page`
+    /// (its files inlined) or else as the code itself; `files` are what Export offers. The editor
+    /// or the preview may not exist yet: they get it when attached.
+    pub(super) fn show_version(&self, code: String, page: Option<String>, files: Vec<AnswerFile>) {
+        self.clear_edit_render();
+        self.render(page.clone().unwrap_or_else(|| page_of_code(&code)));
+        *self.document.borrow_mut() = page;
+        self.state.files.set(files);
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            show_in(editor, &code);
+        }
+        self.workspace.set(code);
+    }
+
+    /// Runs a finished `page` in the main preview, now or once it is attached; while the page is
+    /// held (it came from outside), shows it still instead: scripts removed, as while streaming.
+    pub(super) fn render(&self, page: String) {
+        *self.shown_page.borrow_mut() = Some(page.clone());
+        match self.preview.borrow().as_ref() {
+            Some(preview) if self.state.held.get_untracked() => {
+                preview.begin();
+                preview.snapshot(&page);
+            }
+            Some(preview) => preview.run(&page, || {}),
+            None => *self.pending_render.borrow_mut() = Some(page),
+        }
+    }
+
+    /// Forgets edits waiting to be read: another version is about to be shown.
+    pub(super) fn clear_edit_render(&self) {
+        if let Some(timer) = self.edit_render.take() {
+            timer.clear();
+        }
+    }
+}
