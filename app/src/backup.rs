@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::session::saved::SavedGeneration;
+use crate::share::civil_date;
 
 /// What the file says it is, so a wrong file gets a sentence instead of a parse error.
 pub const FORMAT: &str = "flint-history";
@@ -50,22 +51,8 @@ pub fn export_file(entries: &[SavedGeneration], now_ms: u64) -> String {
 /// The file's name: `flint-history-2026-11-23.json` (the date in UTC).
 pub fn file_name(now_ms: u64) -> String {
     let days = (now_ms / 86_400_000) as i64;
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = civil_date(days);
     format!("flint-history-{y:04}-{m:02}-{d:02}.json")
-}
-
-/// Year, month, day of a day count since 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// Why a file could not be imported, in words the person can act on.

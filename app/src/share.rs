@@ -77,7 +77,7 @@ pub fn kept_until(expires_at: Option<i64>) -> Option<String> {
 
 /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`), so
 /// the page needs no date library or JavaScript `Date` for one line of text.
-fn civil_date(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_date(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
