@@ -64,9 +64,14 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // `FLINT_LOG_FORMAT=json`: one JSON object a line, for a log collector; text otherwise. An
+    // environment variable rather than a setting, so that reading the settings is logged the same way.
+    if std::env::var("FLINT_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        tracing_subscriber::fmt().json().with_current_span(true).with_env_filter(filter).init();
+    } else {
+        tracing_subscriber::fmt().with_env_filter(filter).init();
+    }
     let env = |name: &str| std::env::var(name).ok();
     let configured = Config::discover(args.config.as_deref()).map(|mut config| {
         config.server.allowed_origins.extend(args.allow_origins);

@@ -1,6 +1,7 @@
-//! Graceful drain, on the real binary: SIGTERM stops new connections at once, lets a running
-//! stream finish within `server.drain_secs`, then exits; a stream longer than the drain is cut
-//! when it ends, and the process still exits.
+//! Operations, on the real binary. Graceful drain: SIGTERM stops new connections at once, lets a
+//! running stream finish within `server.drain_secs`, then exits; a stream longer than the drain is
+//! cut when it ends, and the process still exits. Logs: `FLINT_LOG_FORMAT=json` makes them JSON
+//! lines.
 
 mod common;
 
@@ -27,6 +28,11 @@ impl Drop for Running {
 
 /// The gateway binary on a free port in front of a fresh scripted upstream, `drain_secs` set.
 async fn start(drain_secs: u64, model: &str) -> Running {
+    start_logging(drain_secs, model, &[]).await.0
+}
+
+/// Like [`start`], with `env` set, and the lines it logged until it served.
+async fn start_logging(drain_secs: u64, model: &str, env: &[(&str, &str)]) -> (Running, Vec<String>) {
     let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let dir = std::env::temp_dir().join(format!("flint-drain-{}-{port}", std::process::id()));
@@ -44,20 +50,40 @@ async fn start(drain_secs: u64, model: &str) -> Running {
         ),
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_flint-gateway"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flint-gateway"))
         .args(["--config", &config.display().to_string()])
         .env_remove("FLINT_OPENAI_BASE_URL")
-        .stdout(Stdio::null())
+        .env_remove("FLINT_LOG_FORMAT")
+        .env("RUST_LOG", "info")
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("the gateway binary runs");
+    let (lines, logged) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
     let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     while tokio::net::TcpStream::connect(addr).await.is_err() {
         assert!(Instant::now() < deadline, "the gateway did not start listening");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Running { child, addr, _upstream: upstream }
+    // The port may accept before the line saying so is read: wait for it.
+    let mut printed = Vec::new();
+    while let Ok(line) = logged.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        let serving = line.contains("Flint is serving");
+        printed.push(line);
+        if serving {
+            break;
+        }
+    }
+    (Running { child, addr, _upstream: upstream }, printed)
 }
 
 fn terminate(child: &Child) {
@@ -144,4 +170,17 @@ async fn rest_of(client: &mut Client) -> (String, Option<ServerMessage>) {
             None => return (text, None),
         }
     }
+}
+
+#[tokio::test]
+async fn logs_are_json_lines_when_asked() {
+    let (_gw, lines) = start_logging(1, "counter@300", &[("FLINT_LOG_FORMAT", "json")]).await;
+    let serving = lines.iter().find(|l| l.contains("Flint is serving")).expect("the serving line is logged");
+    let event: serde_json::Value = serde_json::from_str(serving).expect("a JSON object per line");
+    assert_eq!(event["level"], "INFO");
+    assert!(
+        event["fields"]["message"].as_str().is_some_and(|m| m.starts_with("Flint is serving")),
+        "{event}"
+    );
+    assert!(event["timestamp"].is_string(), "{event}");
 }
