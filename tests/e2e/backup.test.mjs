@@ -81,6 +81,17 @@ test('a wrong file is refused with a sentence and the version 1 fixture still im
   const entries = page.getByTestId('history-entry');
   await assertEventually(async () => (await entries.count()) === 2, 'the fixture\'s generations are not listed');
   assert.match(await entries.nth(0).textContent(), /a button that counts clicks.*cancelled/s);
+
+  // A history file is code from outside the person's hands: an imported page is held still until
+  // they click, like a shared link's. The fixture's clock would write the time at once if it ran.
+  await entries.nth(1).getByTestId('history-open').click();
+  await page.getByTestId('held-page').waitFor({ timeout: 10_000 });
+  const clock = page.frameLocator('[data-testid="preview-frame"]').locator('#t');
+  await clock.waitFor({ state: 'attached', timeout: 10_000 });
+  await page.waitForTimeout(1_500);
+  assert.equal(await clock.textContent(), '', 'an imported page ran before the person clicked');
+  await page.getByTestId('run-held-page').click();
+  await assertEventually(async () => (await clock.textContent()) !== '', 'the held page did not run after the click');
   assert.deepEqual(problems, []);
   await context.close();
 });
