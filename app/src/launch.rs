@@ -1,6 +1,8 @@
 //! Pressing Run: the draft, the code and the versions made into a [`Job`], checked against the
 //! context budget, and started once, as variations or as a compare.
 
+use std::time::Duration;
+
 use flint_protocol::prompt::Turn;
 use leptos::prelude::*;
 
@@ -41,6 +43,51 @@ pub enum Launch {
     AsDrafted,
     /// A new page from the prompt and the goal alone: a shared prompt run as it was shared.
     Fresh,
+}
+
+/// How long Run waits for the worker's count of the draft as it stands before it sends the request
+/// unplanned (a worker that stopped answering must not make Run a dead button).
+const COUNT_WAIT: Duration = Duration::from_secs(3);
+
+/// Whether the last count (`report`, its revision) is of the draft as last sent to the worker
+/// (`sent`); nothing sent yet (no model to count against) has nothing to wait for.
+fn counted(report: Option<u32>, sent: u32) -> bool {
+    sent == 0 || report == Some(sent)
+}
+
+/// Run for the prompt box: launches the draft once the worker has counted it as it stands, so a
+/// request that does not fit is never sent because Run came a keystroke ahead of the count.
+pub fn use_run(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draft) -> impl Fn() + Copy {
+    let state = runner.state();
+    let waiting = RwSignal::new(false);
+    let go = move || {
+        waiting.set(false);
+        launch(&runner, choice, fan_out, draft, Launch::AsDrafted);
+    };
+    Effect::new(move |_| {
+        let counted = counted(state.budget.with(|b| b.as_ref().map(|b| b.revision)), state.budget_sent.get());
+        if waiting.get() && counted {
+            go();
+        }
+    });
+    move || {
+        if counted(
+            state.budget.with_untracked(|b| b.as_ref().map(|b| b.revision)),
+            state.budget_sent.get_untracked(),
+        ) {
+            go();
+        } else if !waiting.get_untracked() {
+            waiting.set(true);
+            set_timeout(
+                move || {
+                    if waiting.get_untracked() {
+                        go()
+                    }
+                },
+                COUNT_WAIT,
+            );
+        }
+    }
 }
 
 /// Runs the draft as the person set it up; a request that cannot be sent says why instead.
@@ -120,5 +167,18 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
             fan_out.show_tiles.set(false);
             runner.run(model, job);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn run_waits_only_for_a_count_still_out() {
+        assert!(counted(Some(4), 4));
+        assert!(!counted(Some(3), 4), "a count of the draft before the last keystroke plans nothing");
+        assert!(!counted(None, 1));
+        assert!(counted(None, 0), "with no model to count against, Run does not wait");
     }
 }

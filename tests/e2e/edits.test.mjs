@@ -137,10 +137,12 @@ test('a request too long for the model is not sent, says why, and loses nothing'
   const before = (await flint.upstream.requests()).length;
   await page.getByTestId('model-picker').selectOption('scripted/counter@2000');
   const prompt = 'make the button bigger';
-  await page.getByTestId('prompt-input').fill(prompt);
   await assertEventually(async () => /Not sent/.test(await page.getByTestId('meter-note').textContent().catch(() => '')),
     'the meter does not warn before sending');
   assert.match(await page.getByTestId('meter-zone').textContent(), /about to overflow/);
+  // Run right after typing, ahead of the worker's count of the new prompt: Run waits for it (it
+  // once sent the request unplanned when the click won that race).
+  await page.getByTestId('prompt-input').fill(prompt);
   await page.getByTestId('run-button').click();
   await assertEventually(async () => /Not sent: this request needs \d+ tokens/.test(
     (await page.getByTestId('error-message').allTextContents()).join(' ')), 'no clear error');

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
-use crate::launch::{Launch, launch};
+use crate::launch::use_run;
 use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
@@ -20,7 +20,7 @@ pub fn PromptBox() -> impl IntoView {
     let streaming = move || status.get() == StreamStatus::Streaming;
 
     let fan_out = expect_context::<FanOut>();
-    let run = move || launch(&runner, choice, fan_out, draft, Launch::AsDrafted);
+    let run = use_run(runner, choice, fan_out, draft);
     let cancel = move || runner.cancel();
 
     let on_keydown = {
