@@ -281,7 +281,15 @@ export class FlintEditor {
     const lastLine = model.getLineCount();
     const lastColumn = model.getLineMaxColumn(lastLine);
     const follow = this.#bottomVisible(lastLine);
+    // A cursor at the end is carried along by appends, and Monaco measures the cursor's pixel
+    // position (getClientRects, a forced layout) in every frame that shows it: the largest single
+    // cost of a streaming editor in bench/relay.md. While a stream paints, a cursor the appends
+    // would carry waits at the top instead (one the person placed or a selection stays put).
+    const selection = this.streaming && this.editor?.getSelection();
+    const carried = selection && selection.isEmpty() && selection.positionLineNumber === lastLine
+      && selection.positionColumn === lastColumn;
     model.applyEdits([{ range: new this.monaco.Range(lastLine, lastColumn, lastLine, lastColumn), text }]);
+    if (carried) this.editor.setPosition({ lineNumber: 1, column: 1 });
     // setScrollTop rather than revealLine: revealing also measures the line horizontally, which
     // forces a layout read every frame.
     if (follow) this.editor.setScrollTop(this.editor.getScrollHeight(), 1 /* Immediate */);

@@ -67,7 +67,10 @@ pub fn use_run(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
     Effect::new(move |_| {
         let counted = counted(state.budget.with(|b| b.as_ref().map(|b| b.revision)), state.budget_sent.get());
         if waiting.get() && counted {
-            go();
+            // Not in this effect: what a run creates (the tiles' signals) would belong to it and be
+            // disposed when it next runs, at the next count.
+            waiting.set(false);
+            queue_microtask(go);
         }
     });
     move || {

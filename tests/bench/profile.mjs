@@ -63,3 +63,53 @@ export function profileTable(totals, runs, top = 15) {
     ...rows.map(([k, v]) => `| ${cell(k)} | ${(v / runs).toFixed(1)} | ${((100 * v) / (busy || 1)).toFixed(1)} % |`),
   ].join('\n');
 }
+
+/**
+ * Where a stream's main-thread time goes by stage, from a CDP profile of a build that keeps wasm
+ * names (`cargo xtask bench relay` builds one): each sample is charged to the outermost frame of its
+ * stack that names a stage, so a stage's time includes everything it called (Monaco's work under the
+ * worker's update counts as "apply"). `(program)`, `(garbage collector)` and `(idle)` stand alone.
+ */
+export const STAGES = [
+  // The socket's frames: decoded, run through the lanes, relayed to the worker (text it never reads).
+  ['relay: socket → lanes → worker', (f) => /^flint_app::(interop::socket|gateway)::/.test(f.functionName)],
+  // The worker's updates: code appends to the editor, snapshots to the previews, signals.
+  ['apply: worker → editor, previews, signals', (f) => f.functionName.startsWith('flint_app::interop::worker::')],
+  ['previews (preview.js: scheduling, posting snapshots)', (f) => f.url.endsWith('/preview.js')],
+  ['editor (pacer, editor.js, Monaco)', (f) => /\/(pacer|editor)\.js$|\/editor-[\w-]+\.js$/.test(f.url)],
+  // (wasm-bindgen's JS glue is not a stage: it sits outside every wasm entry and would swallow them.)
+  ['other app code (effects, timers, the rest of the wasm)', (f) => f.functionName.startsWith('flint_app::')],
+];
+
+/** Inclusive ms per stage (see [`STAGES`]) of a CDP `Profiler.Profile`. */
+export function stageTimes(profile) {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const stageOf = new Map();
+  const classify = (id) => {
+    if (stageOf.has(id)) return stageOf.get(id);
+    const node = nodes.get(id);
+    const up = parent.has(id) ? classify(parent.get(id)) : null;
+    const own = STAGES.find(([, test]) => test(node.callFrame))?.[0];
+    // The outermost stage wins; below every stage, the VM's own entries name themselves.
+    const stage = up ?? own ?? (/^\((program|garbage collector|idle)\)$/.test(node.callFrame.functionName) ? node.callFrame.functionName : null);
+    stageOf.set(id, stage);
+    return stage;
+  };
+  const totals = new Map();
+  const { samples = [], timeDeltas = [] } = profile;
+  for (let i = 0; i < samples.length; i++) {
+    const ms = (timeDeltas[i + 1] ?? 0) / 1000;
+    const stage = classify(samples[i]) ?? 'other (browser callbacks, Leptos runtime, JS glue)';
+    totals.set(stage, (totals.get(stage) ?? 0) + ms);
+  }
+  return totals;
+}
+
+/** Stops sampling: the raw CDP profile. */
+export async function stopRawProfile(cdp) {
+  const { profile } = await cdp.send('Profiler.stop');
+  await cdp.detach();
+  return profile;
+}

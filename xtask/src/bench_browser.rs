@@ -94,3 +94,27 @@ pub fn baseline(rev: &str) -> Result<PathBuf> {
     )?;
     Ok(dir)
 }
+
+/// Builds this checkout's app keeping the wasm name sections (`data-keep-debug`, wasm-opt `-g`) into
+/// `target/bench-relay/dist`, so that a CPU profile names the app's functions: what
+/// `tests/bench/relay.mjs` charges to stages. Returns that `dist`.
+pub fn named_build() -> Result<PathBuf> {
+    let dist = root().join("target/bench-relay/dist");
+    let index = std::fs::read_to_string(root().join("index.html")).context("cannot read index.html")?;
+    let keep = |attr: &str| format!("{attr} data-keep-debug data-wasm-opt-params=\"-g\"");
+    let named = index
+        .replace(r#"data-wasm-opt="s""#, &keep(r#"data-wasm-opt="s""#))
+        .replace(r#"data-wasm-opt="3""#, &keep(r#"data-wasm-opt="3""#));
+    if named.matches("data-keep-debug").count() != 2 {
+        bail!("index.html no longer names the app's and the worker's wasm-opt levels as this build expects");
+    }
+    // Beside index.html: Trunk resolves the page's links from the page's own folder.
+    let page = root().join(".bench-profile.html");
+    std::fs::write(&page, named)?;
+    let built = run_in(
+        &root(),
+        Command::new("trunk").args(["build", "--release", "--offline", "--dist"]).arg(&dist).arg(&page),
+    );
+    std::fs::remove_file(&page)?;
+    built.map(|()| dist)
+}

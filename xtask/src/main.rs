@@ -20,7 +20,8 @@ usage: cargo xtask <command>
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
           model's complete-page rate on 20 prompts, about 15 minutes; worker-text: only the
           worker's wasm text benchmark; load: only the page's first-visit and reload costs;
-          browser [--baseline REV]: only the browser benchmark, with REV's build beside this one)
+          browser [--baseline REV]: only the browser benchmark, with REV's build beside this one;
+          relay: where a stream's main-thread time goes, by stage, from a name-keeping build)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
 ";

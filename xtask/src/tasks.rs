@@ -157,6 +157,15 @@ pub fn bench(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "browser") {
         return browser_bench(args);
     }
+    // `cargo xtask bench relay`: where a stream's main-thread time goes, by stage (issue 15, item 3).
+    if args.iter().any(|a| a == "relay") {
+        setup::ensure(Needs { browser: true, local_model: false })?;
+        build_release_bins()?;
+        let dist = crate::bench_browser::named_build()?;
+        let mut node = Command::new("node");
+        node.args(["tests/bench/relay.mjs", "--out", "bench/relay.md"]);
+        return run(e2e_env(&mut node).env("FLINT_DIST", dist));
+    }
     let load = || run(e2e_env(Command::new("node").args(["tests/bench/load.mjs", "--out", "bench/load.md"])));
     // `cargo xtask bench load`: a first visit and a reload in Chromium, served plain and as shipped.
     if args.iter().any(|a| a == "load") {

@@ -1,0 +1,88 @@
+// Issue 15, item 3: is the page's relay of the stream worth taking off its main thread? A CPU
+// profile of the page (a build that keeps wasm names, `cargo xtask bench relay`) charged to stages:
+// the socket's frames relayed through the lanes to the worker, the worker's updates applied to the
+// editor and the previews, the previews' posting, the editor's paint, the browser's own work.
+// Moving the socket into the worker could save at most the relay stage; sending the worker's
+// snapshots straight to the previews at most the previews' posting and the apply stage's part of it.
+//   FLINT_DIST=<name-kept dist> node tests/bench/relay.mjs --out bench/relay.md
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+import { addTimes, profileTable, selfTimes, stageTimes, startProfile, stopRawProfile } from './profile.mjs';
+
+const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
+const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 3);
+const ROWS = [
+  { name: '1 stream × 1k tok/s', rate: 1_000, tiles: 1 },
+  { name: '1 stream × 10k tok/s', rate: 10_000, tiles: 1 },
+  { name: '10 tiles × 5k tok/s', rate: 5_000, tiles: 10 },
+];
+
+const load = [loadavg()[0]];
+const upstream = await startUpstream();
+const gateway = await startGateway({ upstreamUrl: upstream.url, models: ROWS.map((r) => `large@${r.rate}`) });
+const browser = await launchBrowser();
+
+async function profiled(row) {
+  const { page, context } = await openFlint(browser, gateway.url);
+  await page.evaluate(() => window.__flint.editorReady());
+  if (row.tiles > 1) await page.getByTestId('variations-count').selectOption(String(row.tiles));
+  await page.getByTestId('prompt-input').fill('a long page');
+  const cdp = await startProfile(context, page);
+  await runPrompt(page, `scripted/large@${row.rate}`, 'a long page');
+  await waitForStatus(page, 'done', 180_000);
+  await page.waitForTimeout(300);
+  const profile = await stopRawProfile(cdp);
+  await context.close();
+  return profile;
+}
+
+const results = [];
+for (const row of ROWS) {
+  const stages = new Map();
+  const functions = new Map();
+  for (let i = 0; i < RUNS; i++) {
+    const profile = await profiled(row);
+    addTimes(stages, stageTimes(profile));
+    addTimes(functions, selfTimes(profile));
+    load.push(loadavg()[0]);
+  }
+  results.push({ row, stages, functions });
+  console.log(row.name, JSON.stringify(Object.fromEntries(stages)));
+}
+await browser.close();
+await gateway.stop();
+upstream.stop();
+
+const busyOf = (m) => [...m].filter(([k]) => k !== '(idle)').reduce((s, [, v]) => s + v, 0);
+const share = (m, key) => (100 * (m.get(key) ?? 0)) / (busyOf(m) || 1);
+const RELAY = 'relay: socket → lanes → worker';
+const PREVIEWS = 'previews (preview.js: scheduling, posting snapshots)';
+const lines = [
+  '# Relay: what the page pays to carry a stream it does not read',
+  '',
+  `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, headless Chromium. Load while it ran: ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)}.`,
+  `Date: ${new Date().toISOString()}. Command: \`cargo xtask bench relay\` (builds the app keeping wasm names, then \`node tests/bench/relay.mjs --out bench/relay.md\`).`,
+  `${RUNS} profiled streams of tests/fixtures/large.md per row (CDP \`Profiler\`, a sample every 250 µs). Each sample is charged`,
+  'to the outermost stage on its stack, so a stage includes what it called. Figures are ms per stream (per run for the tiles).',
+  '',
+  '## Stages',
+  '',
+  `| stage | ${ROWS.map((r) => r.name).join(' | ')} |`,
+  `|---|${ROWS.map(() => '---:').join('|')}|`,
+];
+const keys = [...new Set(results.flatMap((r) => [...r.stages.keys()]))].filter((k) => k !== '(idle)')
+  .sort((a, b) => (results[1]?.stages.get(b) ?? 0) - (results[1]?.stages.get(a) ?? 0));
+for (const key of keys) {
+  lines.push(`| ${key} | ${results.map((r) => `${((r.stages.get(key) ?? 0) / RUNS).toFixed(1)} (${share(r.stages, key).toFixed(1)} %)`).join(' | ')} |`);
+}
+lines.push(`| busy (not idle) | ${results.map((r) => (busyOf(r.stages) / RUNS).toFixed(0)).join(' | ')} |`);
+lines.push(`| idle | ${results.map((r) => ((r.stages.get('(idle)') ?? 0) / RUNS).toFixed(0)).join(' | ')} |`);
+lines.push('', '## The two ways off the relay path, bounded by this profile', '');
+for (const r of results) {
+  lines.push(`- ${r.row.name}: the socket in the worker would take at most ${share(r.stages, RELAY).toFixed(1)} % of the busy time off the page's main thread; worker → preview ports at most ${share(r.stages, PREVIEWS).toFixed(1)} % plus the snapshots' share of the apply stage.`);
+}
+for (const r of results) lines.push('', `## Functions by self time: ${r.row.name}`, '', profileTable(r.functions, RUNS, 20));
+const text = `${lines.join('\n')}\n`;
+if (out) writeFileSync(out, text);
+console.log(text);
