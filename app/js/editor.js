@@ -12,6 +12,7 @@
 // the frame after the person's key or click is left to them.
 
 import { Pacer, watchInput } from './pacer.js';
+import { StreamView } from './stream_view.js';
 
 let monacoLoading = null;
 
@@ -30,7 +31,7 @@ function monacoBase() {
 }
 
 /** Adds Monaco's AMD loader to the page (once) and asks it for the editor. */
-function loadMonaco() {
+export function loadMonaco() {
   if (!monacoLoading) {
     monacoLoading = new Promise((resolve, reject) => {
       const base = monacoBase();
@@ -77,6 +78,11 @@ export class FlintEditor {
     this.onEdit = null;
     this.created = null;
     this.container = container;
+    // A new file streams into this plain view and reaches Monaco when it ends (see stream_view.js);
+    // `viewed` counts the pending appends already in the view. Benchmarks set
+    // `__flintMonacoWhileStreaming` to compare with streaming into Monaco.
+    this.view = null;
+    this.viewed = 0;
     afterPaint(() => this.#load());
   }
 
@@ -157,6 +163,8 @@ export class FlintEditor {
   reset(language) {
     this.pending = [];
     this.pendingClear = true;
+    this.viewed = 0;
+    if (this.view?.shown) this.view.clear();
     this.language = language || 'plaintext';
     this.#schedule();
   }
@@ -177,6 +185,8 @@ export class FlintEditor {
   editLines(json) {
     const edits = JSON.parse(json);
     if (edits.length === 0) return;
+    // Edits change a file already in Monaco: the file streaming into the view goes there first.
+    this.#leaveView();
     if (!this.model || globalThis.__flintWholeTextEdits) {
       // Not created yet (or the benchmark's comparison): the same edits on the text, set whole.
       const text = applyLineEdits(this.text(), edits);
@@ -215,6 +225,7 @@ export class FlintEditor {
       cancelAnimationFrame(this.frame);
       this.frame = 0;
     }
+    this.#leaveView();
     this.#flush();
     if (this.model) this.model.pushStackElement();
     this.editor?.updateOptions({ readOnly: false });
@@ -241,7 +252,7 @@ export class FlintEditor {
   #tick(now) {
     this.frame = 0;
     this.pacer.frame(now);
-    const waiting = this.pendingClear || this.pending.length > 0;
+    const waiting = this.view?.shown ? this.pending.length > this.viewed : this.pendingClear || this.pending.length > 0;
     if (!waiting) {
       if (this.pacer.measuring()) this.#schedule();
       return;
@@ -257,17 +268,22 @@ export class FlintEditor {
     this.#schedule();
   }
 
-  #flush() {
+  // `intoMonaco`: everything pending goes to Monaco, none to the stream view.
+  #flush(intoMonaco = false) {
     if (!this.model) return;
     this.applying = true;
     try {
-      this.#applyPending(this.model);
+      this.#applyPending(this.model, intoMonaco);
     } finally {
       this.applying = false;
     }
   }
 
-  #applyPending(model) {
+  #applyPending(model, intoMonaco) {
+    if (!intoMonaco && this.streaming && this.pendingClear && !globalThis.__flintMonacoWhileStreaming) {
+      this.#toView();
+      return;
+    }
     if (this.pendingClear) {
       this.pendingClear = false;
       model.applyEdits([{ range: model.getFullModelRange(), text: '' }]);
@@ -295,6 +311,30 @@ export class FlintEditor {
     if (follow) this.editor.setScrollTop(this.editor.getScrollHeight(), 1 /* Immediate */);
   }
 
+  // A new file streaming: its appends go to the plain view, the model keeps the old text (cleared
+  // in `text()` by `pendingClear`) until `#leaveView` hands it the whole new one.
+  #toView() {
+    this.view ??= new StreamView(this.container);
+    if (!this.view.shown) {
+      this.view.show();
+      this.viewed = 0;
+    }
+    if (this.pending.length > this.viewed) {
+      const text = this.pending.length - this.viewed === 1 ? this.pending[this.viewed] : this.pending.slice(this.viewed).join('');
+      this.viewed = this.pending.length;
+      this.view.append(text);
+    }
+  }
+
+  // The view's text into Monaco in one edit, Monaco shown again at the end if the view followed it.
+  #leaveView() {
+    if (!this.view?.shown) return;
+    const following = this.view.hide();
+    this.viewed = 0;
+    this.#flush(true);
+    if (following && this.editor) this.editor.setScrollTop(this.editor.getScrollHeight(), 1 /* Immediate */);
+  }
+
   // Follow the stream only while the user has not scrolled up to read.
   #bottomVisible(lastLine) {
     const ranges = this.editor?.getVisibleRanges() ?? [];
@@ -311,79 +351,4 @@ export function createEditor(container) {
     editorReady: () => editor.ready(),
   });
   return editor;
-}
-
-// The review of a proposed edit: Monaco's diff editor between the current version and the result
-// of the hunks kept so far. Read-only; keeping and rejecting happens in the hunk list beside it.
-export class FlintDiff {
-  constructor(container) {
-    this.editor = null;
-    this.shown = null;
-    this.target = null;
-    loadMonaco().then(
-      (monaco) => this.#create(monaco, container),
-      (err) => console.error('Flint: the diff view failed to load:', err),
-    );
-  }
-
-  #create(monaco, container) {
-    if (this.disposed) return;
-    this.monaco = monaco;
-    this.original = monaco.editor.createModel('', 'html');
-    this.modified = monaco.editor.createModel('', 'html');
-    this.editor = monaco.editor.createDiffEditor(container, {
-      theme: 'vs-dark',
-      automaticLayout: true,
-      readOnly: true,
-      originalEditable: false,
-      renderSideBySide: false,
-      renderMarginRevertIcon: false,
-      minimap: { enabled: false },
-      fontSize: 13,
-      lineHeight: 19,
-      scrollBeyondLastLine: false,
-    });
-    this.editor.setModel({ original: this.original, modified: this.modified });
-    if (this.target) this.show(...this.target);
-  }
-
-  /** Shows `original` against `modified`, both in `language`. */
-  show(original, modified, language) {
-    this.target = [original, modified, language];
-    if (!this.editor) return;
-    for (const model of [this.original, this.modified]) {
-      if (model.getLanguageId() !== language) this.monaco.editor.setModelLanguage(model, language);
-    }
-    const fresh = this.original.getValue() !== original;
-    if (fresh) {
-      this.original.setValue(original);
-      // A new proposal: bring its first change into view once the diff is computed.
-      const once = this.editor.onDidUpdateDiff(() => {
-        once.dispose();
-        this.editor.revealFirstDiff?.();
-      });
-    }
-    if (this.modified.getValue() !== modified) this.modified.setValue(modified);
-  }
-
-  /** Scrolls the result to `line` (1-based). */
-  reveal(line) {
-    this.editor?.getModifiedEditor().revealLineInCenter(line);
-  }
-
-  dispose() {
-    this.disposed = true;
-    this.editor?.dispose();
-    this.original?.dispose();
-    this.modified?.dispose();
-  }
-}
-
-/** Creates the diff view in `container`; end-to-end tests read what it shows. */
-export function createDiff(container) {
-  const diff = new FlintDiff(container);
-  globalThis.__flint = Object.assign(globalThis.__flint ?? {}, {
-    diffShown: () => diff.target && { original: diff.target[0], modified: diff.target[1] },
-  });
-  return diff;
 }

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 import { addTimes, profileTable, selfTimes, stageTimes, startProfile, stopRawProfile } from './profile.mjs';
+import { rendererName, startTrace, stopTrace } from './trace.mjs';
 
 const out = process.argv.includes('--out') ? process.argv[process.argv.indexOf('--out') + 1] : null;
 const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 3);
@@ -23,18 +24,19 @@ const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: ROWS.map((r) => `large@${r.rate}`) });
 const browser = await launchBrowser();
 
-async function profiled(row) {
+/** One stream of `row`, sampled (`profile`) or traced (every renderer: the previews' too). */
+async function stream(row, { trace = false } = {}) {
   const { page, context } = await openFlint(browser, gateway.url);
   await page.evaluate(() => window.__flint.editorReady());
   if (row.tiles > 1) await page.getByTestId('variations-count').selectOption(String(row.tiles));
   await page.getByTestId('prompt-input').fill('a long page');
-  const cdp = await startProfile(context, page);
+  const session = trace ? await startTrace(context, page) : await startProfile(context, page);
   await runPrompt(page, `scripted/large@${row.rate}`, 'a long page');
   await waitForStatus(page, 'done', 180_000);
   await page.waitForTimeout(300);
-  const profile = await stopRawProfile(cdp);
+  const result = trace ? await stopTrace(session) : await stopRawProfile(session);
   await context.close();
-  return profile;
+  return result;
 }
 
 const results = [];
@@ -42,12 +44,24 @@ for (const row of ROWS) {
   const stages = new Map();
   const functions = new Map();
   for (let i = 0; i < RUNS; i++) {
-    const profile = await profiled(row);
+    const profile = await stream(row);
     addTimes(stages, stageTimes(profile));
     addTimes(functions, selfTimes(profile));
     load.push(loadavg()[0]);
   }
-  results.push({ row, stages, functions });
+  const renderers = new Map();
+  for (let i = 0; i < RUNS; i++) {
+    for (const thread of await stream(row, { trace: true })) {
+      const into = renderers.get(rendererName(thread)) ?? { busy: 0, over50: 0, longest: 0, scripts: new Map(), phases: new Map() };
+      into.busy += thread.busy;
+      into.over50 += thread.over50;
+      into.longest = Math.max(into.longest, thread.longest);
+      addTimes(into.scripts, thread.scripts);
+      addTimes(into.phases, thread.phases);
+      renderers.set(rendererName(thread), into);
+    }
+  }
+  results.push({ row, stages, functions, renderers });
   console.log(row.name, JSON.stringify(Object.fromEntries(stages)));
 }
 await browser.close();
@@ -81,6 +95,18 @@ lines.push(`| idle | ${results.map((r) => ((r.stages.get('(idle)') ?? 0) / RUNS)
 lines.push('', '## The two ways off the relay path, bounded by this profile', '');
 for (const r of results) {
   lines.push(`- ${r.row.name}: the socket in the worker would take at most ${share(r.stages, RELAY).toFixed(1)} % of the busy time off the page's main thread; worker → preview ports at most ${share(r.stages, PREVIEWS).toFixed(1)} % plus the snapshots' share of the apply stage.`);
+}
+lines.push('', '## Every renderer, traced', '',
+  `${RUNS} further streams per row, traced (CDP \`Tracing\`, devtools.timeline): the app's page and the preview frames`,
+  'run in renderers of their own (Chromium isolates sandboxed frames) on the same two cores. Per stream: busy time of',
+  'the renderer\'s main thread, its tasks over 50 ms, the longest, and the phases that took the time (nested: the frame',
+  'lifecycle holds paint, pre-paint, commit and its layout; script is every function call).', '',
+  '| row | renderer | busy ms | tasks > 50 ms | longest ms | phases (ms) | script by file (ms) |', '|---|---|---:|---:|---:|---|---|');
+for (const r of results) {
+  for (const [name, t] of r.renderers) {
+    const top = (m, n) => [...m].filter(([, v]) => v / RUNS >= 1).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${k} ${(v / RUNS).toFixed(0)}`).join(', ');
+    lines.push(`| ${r.row.name} | ${name} | ${(t.busy / RUNS).toFixed(0)} | ${(t.over50 / RUNS).toFixed(1)} | ${t.longest.toFixed(0)} | ${top(t.phases, 9)} | ${top(t.scripts, 5)} |`);
+  }
 }
 for (const r of results) lines.push('', `## Functions by self time: ${r.row.name}`, '', profileTable(r.functions, RUNS, 20));
 const text = `${lines.join('\n')}\n`;

@@ -1,9 +1,9 @@
-//! Typed access to Monaco's diff editor (`FlintDiff` in `app/js/editor.js`).
+//! Typed access to Monaco's diff editor (`FlintDiff` in `app/js/diff.js`).
 
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlElement;
 
-#[wasm_bindgen(module = "/js/editor.js")]
+#[wasm_bindgen(module = "/js/diff.js")]
 extern "C" {
     type FlintDiff;
 

@@ -37,14 +37,20 @@ extern "C" {
     fn dispose(this: &FlintEditor);
 }
 
-// editor.js and preview.js import `./pacer.js` (how often streamed text is painted). wasm-bindgen
-// ships a JS file beside the others only when some Rust code names it, so it is named here; nothing
-// in Rust calls it.
+// editor.js and preview.js import `./pacer.js` (how often streamed text is painted), and editor.js
+// `./stream_view.js` (a new file's text while it streams). wasm-bindgen ships a JS file beside the
+// others only when some Rust code names it, so they are named here; nothing in Rust calls them.
 #[wasm_bindgen(module = "/js/pacer.js")]
 extern "C" {
     #[allow(dead_code)]
     #[wasm_bindgen(js_name = watchInput)]
     fn watch_input(pacer: &JsValue);
+}
+
+#[wasm_bindgen(module = "/js/stream_view.js")]
+extern "C" {
+    #[allow(dead_code)]
+    type StreamView;
 }
 
 /// A Monaco editor that streamed text is appended to, at most once per animation frame (less often
