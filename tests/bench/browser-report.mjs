@@ -41,7 +41,9 @@ function table(rows, build) {
 
 function sideBySide(rows, ours, theirs) {
   return [
-    '| row | p95 frame: this / baseline | p95 ÷ idle: this / baseline | long tasks > 50 ms: this / baseline | longest task: this / baseline | key → paint p95: this / baseline | Esc p95: this / baseline |',
+    `This build / ${theirs.name}:`,
+    '',
+    '| row | p95 frame | p95 ÷ idle | long tasks > 50 ms | longest task | key → paint p95 | Esc p95 |',
     '|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row, i) => {
       const [a, b] = [ours.rows[i], theirs.rows[i]];
@@ -55,7 +57,7 @@ function sideBySide(rows, ours, theirs) {
 
 /** The whole report. */
 export function report({ rows, builds, profileRuns, machine, load, runs, escPerRow, idleMs, keyEveryMs, baseline }) {
-  const [ours, theirs] = builds;
+  const [ours, ...others] = builds;
   const profiled = rows.find((r) => r.profile);
   const loads = `${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} (1-minute load average, sampled between runs)`;
   return `# Browser: streams painting into the editor and the previews, against the idle page
@@ -76,15 +78,15 @@ p95 ≤ 2× idle and none over 100 ms; Esc painted within 50 ms at every rate.
 ## ${ours.name}
 
 ${table(rows, ours)}
-${theirs ? `
-## ${theirs.name} (\`${baseline}\`), measured in the same run
+${others.map((theirs) => `
+## ${theirs.name}, measured in the same run
 
 ${table(rows, theirs)}
 
-## Side by side
+### Side by side
 
 ${sideBySide(rows, ours, theirs)}
-` : ''}
+`).join('')}
 ${profiled && profileRuns ? `## Where the time goes: ${profiled.name}
 
 A CPU profile of the page's main thread (CDP \`Profiler\`, sampled every 250 µs) over ${profileRuns} further streams per
@@ -95,9 +97,9 @@ and are then not in this profile (their cost reaches the app as \`applied\` time
 ### ${ours.name}
 
 ${profileTable(ours.profile, profileRuns)}
-${theirs ? `
+${others.map((theirs) => `
 ### ${theirs.name}
 
 ${profileTable(theirs.profile, profileRuns)}
-` : ''}` : ''}`;
+`).join('')}` : ''}`;
 }

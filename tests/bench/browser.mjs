@@ -39,9 +39,12 @@ const load = [loadavg()[0]];
 const upstream = await startUpstream();
 const models = [...new Set(ROWS.filter((r) => r.rate).map((r) => `large@${r.rate}`))];
 const builds = [{ name: 'this build', gateway: await startGateway({ upstreamUrl: upstream.url, models }) }];
+// This build again, with a new file streaming into Monaco rather than the plain stream view
+// (app/js/stream_view.js): what the view saves, in the same run.
+builds.push({ ...builds[0], name: 'this build, streaming into Monaco', init: 'globalThis.__flintMonacoWhileStreaming = true;', shared: true });
 if (BASELINE) {
   builds.push({
-    name: 'baseline',
+    name: `baseline (\`${BASELINE}\`)`,
     gateway: await startGateway({
       upstreamUrl: upstream.url, models, gatewayBin: join(BASELINE, 'flint-gateway'), dist: join(BASELINE, 'dist'),
     }),
@@ -50,8 +53,8 @@ if (BASELINE) {
 const browser = await launchBrowser();
 
 /** A fresh page on `gateway`, editor ready (Monaco's lazy parts loaded), `tiles` variations. */
-async function open(gateway, tiles) {
-  const { page, context } = await openFlint(browser, gateway.url);
+async function open({ gateway, init }, tiles) {
+  const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: init });
   await page.evaluate(() => window.__flint.editorReady());
   if (tiles > 1) await page.getByTestId('variations-count').selectOption(String(tiles));
   return { page, context };
@@ -69,8 +72,8 @@ async function typeUntil(page, done) {
 }
 
 /** One row's stream (or the idle page) on `gateway`: frames, long tasks, key → paint. */
-async function measure(row, gateway, { profile = false } = {}) {
-  const { page, context } = await open(gateway, row.tiles);
+async function measure(row, build, { profile = false } = {}) {
+  const { page, context } = await open(build, row.tiles);
   // The prompt box has focus from here on, so the keys typed land in it.
   await page.getByTestId('prompt-input').fill('a long page');
   const cdp = profile ? await startProfile(context, page) : null;
@@ -95,8 +98,8 @@ async function measure(row, gateway, { profile = false } = {}) {
 }
 
 /** Escape pressed part-way through `ESC_PER_PAGE` streams: ms until "cancelled" was painted. */
-async function escapes(row, gateway) {
-  const { page, context } = await open(gateway, row.tiles);
+async function escapes(row, build) {
+  const { page, context } = await open(build, row.tiles);
   await startProbe(page);
   for (let i = 0; i < ESC_PER_PAGE; i++) {
     await runPrompt(page, `scripted/large@${row.rate}`, `a long page ${i}`);
@@ -124,20 +127,20 @@ for (const [r, row] of ROWS.entries()) {
   for (let i = 0; i < RUNS; i++) {
     // Alternating, so every build sees the same moments of a noisy machine.
     for (const [b, build] of builds.entries()) {
-      const m = await measure(row, build.gateway);
+      const m = await measure(row, build);
       const pool = results[b][r];
       pool.frames.push(...m.frames);
       pool.longTasks.push(...m.longTasks);
       pool.keys.push(...m.keys.filter((k) => k.key === 'x').map((k) => k.ms));
       pool.streamMs += m.streamMs / RUNS;
-      if (row.rate) pool.esc.push(...await escapes(row, build.gateway));
+      if (row.rate) pool.esc.push(...await escapes(row, build));
       load.push(loadavg()[0]);
     }
   }
   if (row.profile) {
     // Separate runs: sampling slows the page, so they are not part of the frame figures.
     for (let i = 0; i < RUNS; i++) {
-      for (const [b, build] of builds.entries()) addTimes(profiles[b], (await measure(row, build.gateway, { profile: true })).times);
+      for (const [b, build] of builds.entries()) addTimes(profiles[b], (await measure(row, build, { profile: true })).times);
     }
     profileRuns = RUNS;
   }
@@ -145,7 +148,7 @@ for (const [r, row] of ROWS.entries()) {
 }
 
 await browser.close();
-for (const build of builds) await build.gateway.stop();
+for (const build of builds) if (!build.shared) await build.gateway.stop();
 upstream.stop();
 
 /** A pooled row's figures. */
