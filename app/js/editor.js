@@ -83,6 +83,7 @@ export class FlintEditor {
     // `__flintMonacoWhileStreaming` to compare with streaming into Monaco.
     this.view = null;
     this.viewed = 0;
+    this.handoffs = 0;
     afterPaint(() => this.#load());
   }
 
@@ -164,7 +165,11 @@ export class FlintEditor {
     this.pending = [];
     this.pendingClear = true;
     this.viewed = 0;
-    if (this.view?.shown) this.view.clear();
+    // A stream starting again keeps the view; code shown otherwise (a version, a restore) goes to Monaco.
+    if (this.view?.shown) {
+      if (this.streaming) this.view.clear();
+      else this.view.hide();
+    }
     this.language = language || 'plaintext';
     this.#schedule();
   }
@@ -225,6 +230,20 @@ export class FlintEditor {
       cancelAnimationFrame(this.frame);
       this.frame = 0;
     }
+    if (!this.view?.shown) {
+      this.#settle();
+      return;
+    }
+    // Monaco's first render of the whole file is one long task: the status the person waits for
+    // ("done", or "cancelled" after Esc) paints first, and Monaco gets the file after that frame
+    // (unless another stream has started by then).
+    const handoff = ++this.handoffs;
+    requestAnimationFrame(() => setTimeout(() => {
+      if (handoff === this.handoffs && !this.streaming) this.#settle();
+    }, 0));
+  }
+
+  #settle() {
     this.#leaveView();
     this.#flush();
     if (this.model) this.model.pushStackElement();
