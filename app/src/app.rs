@@ -45,7 +45,10 @@ pub fn App() -> impl IntoView {
     let fan_out = provide_fan_out();
     let link = provide_shared_link();
     open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
-    provide_context(use_session(draft, choice, fan_out, &runner, link.opened.get_untracked()));
+    let session = use_session(draft, choice, fan_out, &runner, link.opened.get_untracked());
+    // Signed in, the history also follows the person to their other browsers.
+    provide_context(crate::sync::use_history_sync(session.history.clone()));
+    provide_context(session);
     use_budget(&runner, draft, choice);
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
     let hash_change = {

@@ -30,6 +30,7 @@ pub mod review;
 pub mod run;
 pub mod session;
 pub mod share;
+pub mod sync;
 pub mod variations;
 pub mod versions;
 pub mod workspace;

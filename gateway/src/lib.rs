@@ -3,7 +3,8 @@
 //!
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
 //! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
-//! `POST /api/share` and `GET /s/<id>` ([`shares`]), and everything else from the built app
+//! `POST /api/share` and `GET /s/<id>` ([`shares`]), `POST /api/history/push` and
+//! `GET /api/history` ([`history`]), and everything else from the built app
 //! (`server.dist`, with `index.html` as the fallback for client-side routes), `GET /signin`,
 //! `POST /api/signin` and `POST /api/signout` ([`auth`]). Every request passes [`access::guard`]
 //! (which pages may ask), then [`auth::check`] (who is asking: a [`person::Person`]), and gets
@@ -22,6 +23,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod headers;
+pub mod history;
 pub mod http;
 pub mod limits;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
@@ -64,6 +66,14 @@ pub fn app(state: AppState) -> Router {
             post(shares::create).layer(DefaultBodyLimit::max(state.share_limit().saturating_add(64 * 1024))),
         )
         .route("/api/share/{id}", delete(shares::delete))
+        .route("/api/history", get(history::pull))
+        .route(
+            "/api/history/push",
+            // Room above the push limit, so a push a little too large gets the handler's clear 413.
+            post(history::push).layer(DefaultBodyLimit::max(
+                state.history_limits().max_request_bytes.saturating_add(64 * 1024),
+            )),
+        )
         .route("/s/{id}", get(shares::open))
         .route("/signin", get(auth::signin_page))
         .route("/api/signin", post(auth::sign_in))

@@ -14,6 +14,16 @@ use flint_gateway::{AppState, app, auth, serve};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
+// Another allocator only when built for it (`bench/scale.md` compares them); the system's otherwise.
+#[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
+compile_error!("choose one allocator: alloc-mimalloc or alloc-jemalloc, not both");
+#[cfg(feature = "alloc-mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[cfg(feature = "alloc-jemalloc")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const USAGE: &str =
     "usage: flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]...
   --config        flint.toml to read (default: ./flint.toml when it exists)

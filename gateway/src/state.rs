@@ -38,6 +38,7 @@ struct Inner {
     metrics: Arc<Metrics>,
     metrics_allow: Vec<IpRange>,
     store: Arc<dyn Store>,
+    history: crate::history::HistoryLimits,
 }
 
 impl AppState {
@@ -66,6 +67,7 @@ impl AppState {
             metrics: Arc::new(Metrics::new()),
             metrics_allow: config.metrics.allow.clone(),
             store,
+            history: crate::history::HistoryLimits::from(&config.store),
         }))
     }
 
@@ -107,6 +109,11 @@ impl AppState {
     /// Where links, tokens, sessions and the day's quotas are kept.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.0.store
+    }
+
+    /// What synced history may hold (`[store] history_*`).
+    pub fn history_limits(&self) -> crate::history::HistoryLimits {
+        self.0.history
     }
 
     /// Who may use the gateway.

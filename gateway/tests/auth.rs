@@ -342,6 +342,8 @@ async fn a_proxys_identity_header_is_believed_only_from_a_trusted_address() {
     let mut config = Config::default();
     // Never the person's own data folder.
     config.share.database = temp_dir("proxy").join("shares.sqlite3");
+    // Proxy mode keeps synced history in the auth file.
+    config.auth.database = temp_dir("proxy").join("auth.sqlite3");
     config.auth.mode = AuthMode::Proxy;
     config.auth.header = "Remote-User".into();
     config.auth.trusted_proxies = vec!["10.0.0.0/8".parse().expect("range")];

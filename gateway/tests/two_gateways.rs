@@ -1,6 +1,7 @@
 //! Two gateways on one real PostgreSQL (`[store] url`), as behind a load balancer: a link stored
 //! through one opens through the other, a day's token quota spent through one counts on the other,
-//! and a token made by `flint-gateway token create --config` signs in through both.
+//! a token made by `flint-gateway token create --config` signs in through both, and history pushed
+//! through one is pulled through the other.
 
 mod common;
 mod pg;
@@ -140,4 +141,62 @@ async fn a_token_made_by_the_cli_signs_in_through_both_gateways() {
         .expect("runs");
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.starts_with("ada\t") && listed.contains("2 signed in"), "{listed}");
+}
+
+/// A record of `ada`'s history as the app pushes it.
+fn history_record(revision: u64, updated_at: u64, prompt: &str) -> flint_protocol::sync::HistoryRecord {
+    flint_protocol::sync::HistoryRecord {
+        id: "1763900000000".into(),
+        kind: flint_protocol::sync::RecordKind::Generation,
+        body: serde_json::json!({ "prompt": prompt, "model": "m", "code": "<p></p>", "status": "done" }),
+        revision,
+        updated_at,
+        device: "laptop".into(),
+        deleted: false,
+    }
+}
+
+async fn history_push(addr: SocketAddr, record: &flint_protocol::sync::HistoryRecord) -> serde_json::Value {
+    let response = http()
+        .post(format!("http://{addr}/api/history/push"))
+        .header("origin", format!("http://{addr}"))
+        .header("x-forwarded-user", "ada")
+        .json(&serde_json::json!({ "records": [record] }))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("json")
+}
+
+async fn history_pull(addr: SocketAddr) -> serde_json::Value {
+    let response = http()
+        .get(format!("http://{addr}/api/history?since=0"))
+        .header("x-forwarded-user", "ada")
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("json")
+}
+
+#[tokio::test]
+async fn history_pushed_through_one_gateway_appears_through_the_other() {
+    let cluster = pg::Cluster::shared();
+    let (a, b) = pair(&cluster.fresh_database(), |config| {
+        config.auth.mode = AuthMode::Proxy;
+        config.auth.trusted_proxies = vec!["127.0.0.1".parse().expect("address")];
+    })
+    .await;
+    let newer = history_record(2, 2_000, "a clock, edited on the laptop");
+    history_push(a.addr, &history_record(1, 1_000, "a clock")).await;
+    history_push(a.addr, &newer).await;
+    let through_b = history_pull(b.addr).await;
+    assert_eq!(through_b["records"], serde_json::json!([newer]), "B serves what A kept");
+    // A phone that last saw revision 1 pushes its edit through B: A's newer copy stays, and B
+    // answers it so the phone takes it.
+    let stale = history_record(1, 9_000, "a clock, edited on the phone");
+    let answer = history_push(b.addr, &stale).await;
+    assert_eq!(answer["kept"], serde_json::json!([newer]));
+    assert_eq!(history_pull(a.addr).await["records"], serde_json::json!([newer]));
 }

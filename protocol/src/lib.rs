@@ -14,6 +14,7 @@ mod params;
 pub mod prompt;
 pub mod share;
 pub mod stored_link;
+pub mod sync;
 pub mod worker;
 
 pub use models::*;

@@ -3,6 +3,7 @@
 //! Every command first installs what is missing (and says so), so a fresh machine needs nothing else.
 
 mod bench_browser;
+mod bench_scale;
 mod compress;
 mod layers;
 mod model;
@@ -21,7 +22,8 @@ usage: cargo xtask <command>
           model's complete-page rate on 20 prompts, about 15 minutes; worker-text: only the
           worker's wasm text benchmark; load: only the page's first-visit and reload costs;
           browser [--baseline REV]: only the browser benchmark, with REV's build beside this one;
-          relay: where a stream's main-thread time goes, by stage, from a name-keeping build)
+          relay: where a stream's main-thread time goes, by stage, from a name-keeping build;
+          scale: the gateway at 10,000 sockets and 2,000 streams, per allocator, in bench/scale.md)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
 ";

@@ -157,6 +157,10 @@ pub fn bench(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "browser") {
         return browser_bench(args);
     }
+    // `cargo xtask bench scale [ARGS…]`: the gateway at thousands of sockets and streams, per allocator.
+    if let Some(at) = args.iter().position(|a| a == "scale") {
+        return crate::bench_scale::scale(&args[at + 1..]);
+    }
     // `cargo xtask bench relay`: where a stream's main-thread time goes, by stage (issue 15, item 3).
     if args.iter().any(|a| a == "relay") {
         setup::ensure(Needs { browser: true, local_model: false })?;

@@ -12,11 +12,25 @@ pub struct StoreConfig {
     pub url: Option<String>,
     /// Connections each gateway may hold open to PostgreSQL.
     pub max_connections: u32,
+    /// Synced history records a signed-in person may keep (deleted ones count until replaced).
+    pub history_max_records: usize,
+    /// Bytes of one synced record's body (a generation's code, a version).
+    pub history_max_record_bytes: usize,
+    /// Bytes of one `POST /api/history/push` body.
+    pub history_max_request_bytes: usize,
 }
 
 impl Default for StoreConfig {
     fn default() -> Self {
-        Self { url: None, max_connections: 8 }
+        Self {
+            url: None,
+            max_connections: 8,
+            history_max_records: 5_000,
+            // A generated page is tens of kilobytes; ten times that still leaves room for any
+            // realistic one, and a person's whole history stays in the low gigabytes at worst.
+            history_max_record_bytes: 512 * 1024,
+            history_max_request_bytes: 4 * 1024 * 1024,
+        }
     }
 }
 

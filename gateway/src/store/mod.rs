@@ -17,12 +17,19 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 
+use flint_protocol::sync::HistoryRecord;
+
 use crate::config::Config;
 use crate::person::Person;
 
+mod history;
+mod history_pg;
+mod history_sqlite;
 mod postgres;
 mod sqlite;
 mod sqlite_files;
+
+pub use history::{Positioned, TooManyRecords};
 
 pub use postgres::{MIGRATIONS as POSTGRES_MIGRATIONS, PgStore};
 pub use sqlite::SqliteStore;
@@ -194,6 +201,28 @@ pub trait Store: Send + Sync {
 
     /// What `person` generated on `day`.
     async fn tokens_used(&self, person: &str, day: i64) -> Result<u64, StoreError>;
+
+    /// Why synced history cannot be kept at all, as for links.
+    fn history_problem(&self) -> Option<String>;
+
+    /// Keeps each of `records` for `owner` that [`flint_protocol::sync::newer`] prefers to the
+    /// stored copy, in one transaction; answers, in order, the copy now kept for each. Refused
+    /// whole, changing nothing, when records the owner does not have yet would take them past
+    /// `max_records`.
+    async fn push_history(
+        &self,
+        owner: &str,
+        records: &[HistoryRecord],
+        max_records: usize,
+    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError>;
+
+    /// The owner's records changed after position `since`, oldest change first, at most `limit`.
+    async fn pull_history(
+        &self,
+        owner: &str,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<Positioned>, StoreError>;
 }
 
 /// The store `config` asks for: PostgreSQL with `[store] url`, else the SQLite files the enabled
@@ -204,8 +233,10 @@ pub fn open(config: &Config) -> Arc<dyn Store> {
         None => {
             let links =
                 config.share.stored_links_on(config.server.listen).then_some(config.share.database.as_path());
-            let auth = (config.auth.mode == crate::config::AuthMode::Tokens)
-                .then_some(config.auth.database.as_path());
+            // The auth file also keeps synced history, which a person signed in through a proxy
+            // has too; nobody is signed in with `mode = "none"`, so that needs no file.
+            let auth =
+                (config.auth.mode != crate::config::AuthMode::None).then_some(config.auth.database.as_path());
             Arc::new(SqliteStore::open(links, auth))
         }
     }

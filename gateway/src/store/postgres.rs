@@ -14,11 +14,15 @@ use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::OnceCell;
 
+use flint_protocol::sync::HistoryRecord;
+
+use super::history::{Positioned, TooManyRecords};
 use super::sqlite::over_quota;
-use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo};
+use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_pg};
 
 /// Schema changes in order; never edit one that has shipped, add another.
-pub const MIGRATIONS: &[&str] = &["CREATE TABLE shares (
+pub const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE shares (
         id TEXT PRIMARY KEY,
         link TEXT NOT NULL,
         created_at BIGINT NOT NULL,
@@ -46,7 +50,22 @@ pub const MIGRATIONS: &[&str] = &["CREATE TABLE shares (
         day BIGINT NOT NULL,
         tokens BIGINT NOT NULL,
         PRIMARY KEY (person, day)
-    );"];
+    );",
+    // Synced history (issue 13): see `store::history`.
+    "CREATE TABLE history (
+        owner TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        revision BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        device TEXT NOT NULL,
+        deleted BOOLEAN NOT NULL,
+        seq BIGINT NOT NULL,
+        PRIMARY KEY (owner, kind, id)
+    );
+    CREATE INDEX history_by_seq ON history (owner, seq);",
+];
 
 /// Held while migrating: any fixed number, the same in every gateway ("flint" in ASCII).
 const MIGRATION_LOCK: i64 = 0x0066_6c69_6e74;
@@ -352,5 +371,27 @@ impl Store for PgStore {
                 .fetch_optional(pool)
                 .await?;
         Ok(used.map_or(0, count))
+    }
+
+    fn history_problem(&self) -> Option<String> {
+        self.pool.as_ref().err().cloned()
+    }
+
+    async fn push_history(
+        &self,
+        owner: &str,
+        records: &[HistoryRecord],
+        max_records: usize,
+    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
+        history_pg::push(self.pool().await?, owner, records, max_records).await
+    }
+
+    async fn pull_history(
+        &self,
+        owner: &str,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<Positioned>, StoreError> {
+        history_pg::pull(self.pool().await?, owner, since, limit).await
     }
 }

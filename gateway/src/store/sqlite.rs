@@ -12,8 +12,11 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
+use flint_protocol::sync::HistoryRecord;
+
+use super::history::{Positioned, TooManyRecords};
 use super::sqlite_files::{AUTH_MIGRATIONS, LINK_MIGRATIONS, Part};
-use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo};
+use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_sqlite};
 
 /// The SQLite store.
 pub struct SqliteStore {
@@ -32,16 +35,21 @@ impl SqliteStore {
     pub fn open(links: Option<&Path>, auth: Option<&Path>) -> Self {
         let links = Part::open(links, "share database", "stored links are off", LINK_MIGRATIONS, false);
         let auth = Part::open(auth, "auth database", "sign-in with tokens is off", AUTH_MIGRATIONS, true);
-        let salt = match &links {
+        let saved = |part: &Part, sql: &str| match part {
             Part::Open(file) => file
                 .conn
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .query_row("SELECT salt FROM share_salt", [], |row| row.get(0))
+                .query_row(sql, [], |row| row.get(0))
                 .ok(),
             _ => None,
         };
-        let salt = salt.or_else(|| super::random::<32>().ok().map(Vec::from)).unwrap_or_default();
+        // The share file's salt as before; else the auth file's, so synced history keeps its
+        // owners across restarts; else one per process (quotas only, in memory anyway).
+        let salt = saved(&links, "SELECT salt FROM share_salt")
+            .or_else(|| saved(&auth, "SELECT salt FROM history_salt"))
+            .or_else(|| super::random::<32>().ok().map(Vec::from))
+            .unwrap_or_default();
         Self { links, auth, salt, quotas: Mutex::new(HashMap::new()) }
     }
 
@@ -286,6 +294,31 @@ impl Store for SqliteStore {
     async fn tokens_used(&self, person: &str, day: i64) -> Result<u64, StoreError> {
         let quotas = self.quotas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         Ok(quotas.get(&(person.to_owned(), day)).copied().unwrap_or(0))
+    }
+
+    fn history_problem(&self) -> Option<String> {
+        self.auth.get().err().map(|_| match &self.auth {
+            Part::Failed(why) => why.clone(),
+            _ => "history sync needs sign-in (auth.mode = \"tokens\" or \"proxy\")".to_owned(),
+        })
+    }
+
+    async fn push_history(
+        &self,
+        owner: &str,
+        records: &[HistoryRecord],
+        max_records: usize,
+    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
+        history_sqlite::push(self.auth.get()?, owner, records, max_records).await
+    }
+
+    async fn pull_history(
+        &self,
+        owner: &str,
+        since: u64,
+        limit: usize,
+    ) -> Result<Vec<Positioned>, StoreError> {
+        history_sqlite::pull(self.auth.get()?, owner, since, limit).await
     }
 }
 

@@ -30,7 +30,8 @@ pub const LINK_MIGRATIONS: &[&str] = &[
 ];
 
 /// The auth file's schema changes in order.
-pub const AUTH_MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS tokens (
+pub const AUTH_MIGRATIONS: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS tokens (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
         hash TEXT NOT NULL UNIQUE,
@@ -42,7 +43,26 @@ pub const AUTH_MIGRATIONS: &[&str] = &["CREATE TABLE IF NOT EXISTS tokens (
         created_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL
     ) STRICT;
-    CREATE INDEX IF NOT EXISTS sessions_by_token ON sessions(token_id);"];
+    CREATE INDEX IF NOT EXISTS sessions_by_token ON sessions(token_id);",
+    // Synced history (issue 13): each signed-in person's records, keyed by their salted hash;
+    // `seq` numbers the person's changes so a device pulls only what changed since it last did.
+    // Without a share file, owners are keyed with this file's salt, so they survive a restart.
+    "CREATE TABLE history (
+        owner TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        device TEXT NOT NULL,
+        deleted INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (owner, kind, id)
+    ) STRICT;
+    CREATE INDEX history_by_seq ON history (owner, seq);
+    CREATE TABLE history_salt (salt BLOB NOT NULL) STRICT;
+    INSERT INTO history_salt (salt) VALUES (randomblob(32));",
+];
 
 /// One open file. SQLite is blocking: the connection is used only inside `spawn_blocking`.
 pub(super) struct File {

@@ -28,6 +28,12 @@ pub use coalesce::FRAME_INTERVAL;
 pub use connection::serve_socket;
 pub use resume::Resumes;
 
+/// Bytes read from a socket at a time. tungstenite zero-fills its read buffer up to this size before
+/// every read, so all of it is resident for every open tab: at its default (128 KiB) 10,000 idle
+/// tabs held 1.4 GB (`bench/scale.md`). A client's frames are small, and a larger one (a long
+/// prompt) is simply read in several goes, so 4 KiB costs no speed.
+pub const READ_BUFFER_BYTES: usize = 4 * 1024;
+
 /// Query parameters of `GET /ws`.
 #[derive(Debug, Deserialize)]
 pub struct WsParams {
@@ -48,6 +54,7 @@ pub async fn handler(
     let hard_limit = state.limits().max_frame_bytes.saturating_mul(2).max(1 << 20);
     let conn = state.next_connection_id();
     let protocol = params.protocol;
+    let ws = ws.read_buffer_size(READ_BUFFER_BYTES);
     ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
         let (sink, incoming) = socket.split();
         let metrics = std::sync::Arc::clone(state.metrics());

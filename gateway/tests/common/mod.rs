@@ -91,6 +91,7 @@ pub async fn start_upstream_with(options: Options, configure: impl FnOnce(&mut C
     config.share.database = std::env::temp_dir()
         .join(format!("flint-test-shares-{}-{}", std::process::id(), upstream.addr().port()))
         .join("shares.sqlite3");
+    config.auth.database = config.share.database.with_file_name("auth.sqlite3");
     configure(&mut config);
     let state = AppState::from_config(&config, &env);
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");

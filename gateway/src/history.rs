@@ -1,0 +1,225 @@
+//! History that follows a signed-in person (issue 13): `POST /api/history/push` keeps the records a
+//! device changed, `GET /api/history?since=<cursor>` answers what changed since a device last
+//! asked. The exchange and the rule which copy wins are the protocol's ([`flint_protocol::sync`]);
+//! the records live in the store ([`crate::store`]), per person, keyed by the person's salted hash.
+//!
+//! Only a signed-in person ([`Person::User`]) syncs: an address is shared by a household and
+//! changes, so anonymous requests get a 403 saying how to sign in (or to export instead). The
+//! routes sit under `/api/`, so [`crate::access::guard`] (own origin only) and [`crate::auth::check`]
+//! (who is asking) run first, as for every other route.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use flint_protocol::sync::{HistoryRecord, PullAnswer, PushAnswer, PushRequest};
+use serde::Deserialize;
+
+use crate::AppState;
+use crate::config::StoreConfig;
+use crate::person::{Person, Who};
+use crate::store::{StoreError, TooManyRecords, person_key};
+
+/// Most records one pull answers; a device pulls again from the cursor for the rest.
+const PAGE: usize = 500;
+/// Longest record id and device id accepted: ids are times and random hex, far shorter.
+const MAX_ID_BYTES: usize = 128;
+
+/// What synced history may hold (`[store] history_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// Records per person.
+    pub max_records: usize,
+    /// Bytes of one record's body.
+    pub max_record_bytes: usize,
+    /// Bytes of one push.
+    pub max_request_bytes: usize,
+}
+
+impl From<&StoreConfig> for HistoryLimits {
+    fn from(config: &StoreConfig) -> Self {
+        Self {
+            max_records: config.history_max_records,
+            max_record_bytes: config.history_max_record_bytes,
+            max_request_bytes: config.history_max_request_bytes,
+        }
+    }
+}
+
+/// Why a history request is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// Anonymous: nobody to keep the history for.
+    #[error("history sync needs a signed-in person")]
+    NotSignedIn,
+    /// This gateway keeps no history (SQLite without an auth file).
+    #[error("history sync is off: {0}")]
+    Off(String),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The push is larger than `store.history_max_request_bytes`.
+    #[error("the push is larger than {0} bytes")]
+    RequestTooLarge(usize),
+    /// One record's body is larger than `store.history_max_record_bytes`.
+    #[error("record {id} is larger than {limit} bytes")]
+    RecordTooLarge {
+        /// The record.
+        id: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// The person would keep more than `store.history_max_records`.
+    #[error("the person would keep more than {0} records")]
+    TooManyRecords(usize),
+    /// Not a push, or a record that cannot be kept (the sentence says which).
+    #[error("{0}")]
+    Bad(String),
+}
+
+impl IntoResponse for HistoryError {
+    fn into_response(self) -> Response {
+        let (status, sentence) = match &self {
+            Self::NotSignedIn => (
+                StatusCode::FORBIDDEN,
+                "your history syncs only when you are signed in to this Flint; sign in at /signin, or move \
+                 it with History's Export and Import"
+                    .to_owned(),
+            ),
+            Self::Off(_) => (
+                StatusCode::NOT_FOUND,
+                "this Flint does not keep history for you; move it between browsers with History's Export \
+                 and Import"
+                    .to_owned(),
+            ),
+            Self::Store(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "this Flint cannot sync your history right now; it stays in this browser and is sent \
+                 later (details are in the gateway's log)"
+                    .to_owned(),
+            ),
+            Self::RequestTooLarge(limit) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "this push is larger than the {limit} bytes this Flint takes at once; send fewer records"
+                ),
+            ),
+            Self::RecordTooLarge { id, limit } => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "history entry {id} is larger than the {limit} bytes this Flint syncs per entry \
+                     (store.history_max_record_bytes); it stays in this browser only: export it to keep a copy"
+                ),
+            ),
+            Self::TooManyRecords(limit) => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "your synced history holds {limit} entries, the most this Flint keeps per person \
+                     (store.history_max_records); delete entries you no longer need so new ones sync"
+                ),
+            ),
+            Self::Bad(why) => (StatusCode::BAD_REQUEST, why.clone()),
+        };
+        if status.is_server_error() {
+            tracing::error!(error = %self, "history request failed");
+        }
+        (status, sentence).into_response()
+    }
+}
+
+impl From<TooManyRecords> for HistoryError {
+    fn from(TooManyRecords(limit): TooManyRecords) -> Self {
+        Self::TooManyRecords(limit)
+    }
+}
+
+/// The store's key for `person`, who must be signed in and have somewhere to keep history.
+async fn owner(state: &AppState, person: &Person) -> Result<String, HistoryError> {
+    if !person.signed_in() {
+        return Err(HistoryError::NotSignedIn);
+    }
+    if let Some(problem) = state.store().history_problem() {
+        return Err(HistoryError::Off(problem));
+    }
+    Ok(person_key(&state.store().salt().await?, person))
+}
+
+/// Checks what a push holds before anything is written: the whole push is refused for one bad
+/// record, so the device hears about it while every record is still queued.
+pub fn check_push(body: &[u8], limits: HistoryLimits) -> Result<Vec<HistoryRecord>, HistoryError> {
+    if body.len() > limits.max_request_bytes {
+        return Err(HistoryError::RequestTooLarge(limits.max_request_bytes));
+    }
+    let push: PushRequest = serde_json::from_slice(body).map_err(|err| {
+        HistoryError::Bad(format!(
+            "this is not a history push ({err}); reload Flint to get the current version"
+        ))
+    })?;
+    for record in &push.records {
+        if record.id.is_empty() || record.id.len() > MAX_ID_BYTES || record.device.len() > MAX_ID_BYTES {
+            return Err(HistoryError::Bad(format!(
+                "a history entry's id and device must be 1 to {MAX_ID_BYTES} bytes; reload Flint"
+            )));
+        }
+        if record.body_bytes() > limits.max_record_bytes {
+            return Err(HistoryError::RecordTooLarge {
+                id: record.id.clone(),
+                limit: limits.max_record_bytes,
+            });
+        }
+    }
+    Ok(push.records)
+}
+
+/// `POST /api/history/push`: keeps each record that is newer than the stored copy; answers the
+/// copy kept for each.
+pub async fn push(
+    State(state): State<AppState>,
+    Who(person): Who,
+    body: Bytes,
+) -> Result<Response, HistoryError> {
+    let owner = owner(&state, &person).await?;
+    let limits = state.history_limits();
+    let records = check_push(&body, limits)?;
+    let kept = state.store().push_history(&owner, &records, limits.max_records).await??;
+    Ok(Json(PushAnswer { kept }).into_response())
+}
+
+/// `GET /api/history` query.
+#[derive(Debug, Deserialize)]
+pub struct Since {
+    /// The cursor of the last pull; absent: from the start.
+    #[serde(default)]
+    since: Option<String>,
+}
+
+/// `GET /api/history?since=<cursor>`: what changed after the cursor, a page at a time.
+pub async fn pull(
+    State(state): State<AppState>,
+    Who(person): Who,
+    Query(Since { since }): Query<Since>,
+) -> Result<Response, HistoryError> {
+    let owner = owner(&state, &person).await?;
+    let since = match since.as_deref().map(str::trim) {
+        None | Some("") => 0,
+        Some(text) => text.parse::<u64>().map_err(|_| {
+            HistoryError::Bad(format!("since must be a cursor a previous pull answered, not {text:?}"))
+        })?,
+    };
+    let rows = state.store().pull_history(&owner, since, PAGE).await?;
+    let full = rows.len() == PAGE;
+    // A page is bounded by bytes as well as records, so an answer is never larger than a push.
+    let (mut bytes, mut cursor, mut records) = (0usize, since, Vec::new());
+    let mut cut = false;
+    for row in rows {
+        bytes = bytes.saturating_add(row.record.body_bytes());
+        if !records.is_empty() && bytes > state.history_limits().max_request_bytes {
+            cut = true;
+            break;
+        }
+        cursor = row.seq;
+        records.push(row.record);
+    }
+    Ok(Json(PullAnswer { records, cursor, more: full || cut }).into_response())
+}
