@@ -209,6 +209,13 @@ test('(f) nested documents, SVG scripts, handlers and <base> in a page being wri
   await flint.upstream.reset();
   const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/attack-nested@300', 'nested');
+  // The code pane shows the answer as it streams (app/js/stream_view.js) as text, in the app's own
+  // page: its tags must stay characters, never elements.
+  const view = page.locator('.stream-view');
+  await assertEventually(async () => /<iframe|<script|<svg/i.test(await view.textContent().catch(() => '')),
+    'the stream view never showed the hostile tags as text', 20_000);
+  assert.equal(await view.evaluate((v) => v.querySelectorAll(':scope *:not(div)').length), 0,
+    'the stream view turned streamed text into elements');
   await cancelAfter(page, 'Paragraph 10');
   const runtime = await runtimeFrame(page);
   assert.equal(await runtime.locator('[data-testid="title"]').textContent(), 'Nested', 'the snapshot is not shown');
