@@ -55,6 +55,16 @@ impl Tab {
         }
     }
 
+    /// Starts stream 1 on the fake model that numbers its deltas and reads until `deltas` arrived.
+    async fn numbered_until(&mut self, deltas: usize) -> Seen {
+        self.send(START_NUMBERED);
+        let mut seen = Seen::default();
+        while seen.seqs.len() < deltas {
+            seen.take(self.next().await);
+        }
+        seen
+    }
+
     /// The socket breaks without a goodbye; frames the gateway already sent are lost with it.
     fn cut(self) -> JoinHandle<()> {
         drop(self.from_gateway);
@@ -70,6 +80,9 @@ impl Tab {
         ));
     }
 }
+
+/// Stream 1 on the fake model whose deltas are numbered.
+const START_NUMBERED: &str = r#"{"type":"start","stream":1,"model":"fake/numbered","messages":[]}"#;
 
 /// What a page saw of stream 1: its text, every delta seq, and how it ended.
 #[derive(Default)]
@@ -109,7 +122,7 @@ async fn a_cut_after_any_frame_resumes_with_the_whole_text_and_each_seq_once() {
         let (state, fake) = gateway(resumable(), LimitsConfig::default());
         let mut first = open(&state, 1, ADA);
         let token = first.hello().await.expect("a resume token");
-        first.send(r#"{"type":"start","stream":1,"model":"fake/numbered","messages":[]}"#);
+        first.send(START_NUMBERED);
         let mut seen = Seen::default();
         let mut frames = 0;
         while frames < k {
@@ -172,11 +185,7 @@ async fn another_persons_token_resumes_nothing_and_the_owner_still_can() {
     let (state, _) = gateway(resumable(), LimitsConfig::default());
     let mut ada = open(&state, 1, ADA);
     let token = ada.hello().await.expect("a resume token");
-    ada.send(r#"{"type":"start","stream":1,"model":"fake/numbered","messages":[]}"#);
-    let mut seen = Seen::default();
-    while seen.seqs.len() < 3 {
-        seen.take(ada.next().await);
-    }
+    let mut seen = ada.numbered_until(3).await;
     let _waiting = ada.cut();
     let mut bob = open(&state, 2, BOB);
     bob.hello().await;
@@ -254,7 +263,7 @@ async fn frames_past_the_buffer_cap_stop_the_streams_and_the_resume_says_why() {
     let (state, fake) = gateway(server, LimitsConfig::default());
     let mut first = open(&state, 1, ADA);
     let token = first.hello().await.expect("a resume token");
-    first.send(r#"{"type":"start","stream":1,"model":"fake/numbered","messages":[]}"#);
+    first.send(START_NUMBERED);
     assert!(matches!(first.next().await, ServerMessage::Started { .. }));
     let _waiting = first.cut();
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -287,11 +296,7 @@ async fn a_page_back_before_the_gateway_saw_its_socket_die_takes_the_session_ove
     let (state, fake) = gateway(resumable(), LimitsConfig::default());
     let mut silent = open(&state, 1, ADA);
     let token = silent.hello().await.expect("a resume token");
-    silent.send(r#"{"type":"start","stream":1,"model":"fake/numbered","messages":[]}"#);
-    let mut seen = Seen::default();
-    while seen.seqs.len() < 4 {
-        seen.take(silent.next().await);
-    }
+    let mut seen = silent.numbered_until(4).await;
     // The old socket is still open as far as the gateway knows.
     let mut back = open(&state, 2, ADA);
     back.hello().await;
