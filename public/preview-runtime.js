@@ -10,6 +10,8 @@
 //   idiomorph. The snapshots are made inert first (no scripts, handlers, frames, plugins, `<base>`,
 //   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
 //   navigate this frame, which stays loaded for every later answer;
+// - a check frame, which gets one complete document to run hidden and judge (preview-checks.js):
+//   the person never sees it, so its buttons can be clicked;
 // - a final frame, which gets one complete document and writes it with document.open/write/close
 //   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
 //   then shares this realm, so everything the app hears from a final frame is untrusted.
@@ -31,6 +33,9 @@
     return (self) => apply(get, self, []);
   };
   const morph = Idiomorph.morph;
+  // The checks (preview-checks.js), taken before any page can reach them.
+  const checks = self.FlintChecks;
+  delete self.FlintChecks;
   const parser = new DOMParser();
   const parse = method(DOMParser.prototype, 'parseFromString');
   const now = performance.now.bind(performance);
@@ -272,6 +277,18 @@
       }
       // What the morph and its layout cost, so the app can budget how often previews are updated.
       send({ flint: 'applied', ms: now() - started });
+    } else if (data.flint === 'check' && typeof data.doc === 'string' && checks) {
+      // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
+      written = true;
+      const started = now();
+      open(document);
+      const seen = checks.watch();
+      write(document, data.doc);
+      close(document);
+      checks.judge(seen, data.expect).then(
+        (results) => send({ flint: 'checked', results, ms: now() - started }),
+        (err) => send({ flint: 'checked', failed: `The checks stopped: ${err}` }),
+      );
     } else if (data.flint === 'run' && typeof data.doc === 'string') {
       written = true;
       removeListener(document, 'click', blockNavigation, true);

@@ -120,7 +120,7 @@ const scheduler = {
 // Creating a frame costs the page 10–50 ms here: ten tiles creating theirs in one task (at the
 // start, or when their pages finish together) would freeze it. Frames are created one per animation
 // frame, in order.
-const frameQueue = {
+export const frameQueue = {
   queue: [],
   frame: 0,
   add(create) {

@@ -23,6 +23,9 @@ pub struct Draft {
     /// Let the gateway continue an answer cut off at its length limit (off by default: each
     /// continuation costs the whole prompt again).
     pub auto_continue: RwSignal<bool>,
+    /// Fixes asked for on their own when a finished page fails its checks (0: off, the default;
+    /// at most [`crate::fix::AUTO_FIX_MAX`]).
+    pub auto_fix: RwSignal<u8>,
 }
 
 impl Draft {
@@ -34,6 +37,7 @@ impl Draft {
             continue_thread: RwSignal::new(false),
             edit: RwSignal::new(true),
             auto_continue: RwSignal::new(false),
+            auto_fix: RwSignal::new(0),
         }
     }
 }

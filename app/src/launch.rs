@@ -8,10 +8,11 @@ use leptos::prelude::*;
 
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::Draft;
-use crate::interop::random;
-use crate::prompt::{Ask, compose, too_long_for_any};
+use crate::interop::{bench_seed, random};
+use crate::judge::{Report, fix_prompt};
+use crate::prompt::{Ask, Job, compose, too_long_for_any};
 use crate::run::Runner;
-use crate::variations::{compare_lanes, variation_lanes};
+use crate::variations::{best_of_lanes, compare_lanes, variation_lanes};
 
 /// Continuations asked for when "Continue cut-off answers" is on (the gateway caps them too).
 pub const AUTO_CONTINUE: u8 = 2;
@@ -123,17 +124,8 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
             return;
         }
     };
-    if let Some(file) = &job.base {
-        runner.keep_hand_edits(file);
-    }
-    job.parent = state.versions.with_untracked(|v| v.current_index());
-    job.profile = choice.active_profile.get_untracked();
-    job.prices = choice.models.with_untracked(|list| match list {
-        Some(Ok(list)) => list.models.iter().filter_map(|m| Some((m.id.clone(), m.price?))).collect(),
-        _ => Vec::new(),
-    });
-    job.auto_continue = draft.auto_continue.get_untracked().then_some(AUTO_CONTINUE);
-    let seed = (random() * 1e9) as u64;
+    dress(&mut job, runner, choice, draft);
+    let seed = bench_seed().unwrap_or_else(|| (random() * 1e9) as u64);
     if fan_out.compare.get_untracked() {
         let compared = fan_out.compared.get_untracked();
         if compared.len() < 2 {
@@ -164,13 +156,63 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
     match choice.selected.get_untracked() {
         Some(model) if count > 1 => {
             fan_out.show_tiles.set(true);
-            runner.run_lanes(variation_lanes(&model, count, seed), job);
+            let lanes = if fan_out.best_of.get_untracked() {
+                best_of_lanes(&model, count, seed)
+            } else {
+                variation_lanes(&model, count, seed)
+            };
+            runner.run_lanes(lanes, job);
         }
         model => {
             fan_out.show_tiles.set(false);
             runner.run(model, job);
         }
     }
+}
+
+/// What every job carries besides its messages: the version it hangs off, the profile, prices and
+/// continuations; the person's unsaved edits to its base are kept as a version first.
+fn dress(job: &mut Job, runner: &Runner, choice: ModelChoice, draft: Draft) {
+    let state = runner.state();
+    if let Some(file) = &job.base {
+        runner.keep_hand_edits(file);
+    }
+    job.parent = state.versions.with_untracked(|v| v.current_index());
+    job.profile = choice.active_profile.get_untracked();
+    job.prices = choice.models.with_untracked(|list| match list {
+        Some(Ok(list)) => list.models.iter().filter_map(|m| Some((m.id.clone(), m.price?))).collect(),
+        _ => Vec::new(),
+    });
+    job.auto_continue = draft.auto_continue.get_untracked().then_some(AUTO_CONTINUE);
+}
+
+/// Fix: asks the selected model for edits of the current code that repair what `report` found
+/// (one generation, in the editor, reviewed as any edit). `attempt` numbers it: 1 for the person's
+/// click, then each automatic try. Says why when it cannot be sent.
+pub fn launch_fix(
+    runner: &Runner,
+    choice: ModelChoice,
+    fan_out: FanOut,
+    draft: Draft,
+    report: &Report,
+    attempt: u8,
+) -> Result<(), String> {
+    let state = runner.state();
+    let prompt = fix_prompt(report).ok_or("Every check passes: there is nothing to fix.")?;
+    if state.review.with_untracked(Option::is_some) {
+        return Err("Apply or discard the edit under review first (above the code).".into());
+    }
+    let file = runner.edit_base().ok_or("There is no code to fix yet.")?;
+    let goal = draft.goal.get_untracked();
+    let ask = Ask { prompt: &prompt, goal: &goal, file: Some(&file), thread: &[], budget: None };
+    let mut job = compose(ask)?;
+    dress(&mut job, runner, choice, draft);
+    // Checked for what the page was asked to have, not for the words of the fix request.
+    job.expect = runner.expectations();
+    job.fix_attempt = attempt;
+    fan_out.show_tiles.set(false);
+    runner.run(choice.selected.get_untracked(), job);
+    Ok(())
 }
 
 #[cfg(test)]

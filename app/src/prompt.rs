@@ -5,6 +5,7 @@ use flint_protocol::prompt::{RequestParts, Turn};
 use flint_protocol::worker::BudgetReport;
 use flint_protocol::{ChatMessage, Price, Profile, StartRequest};
 
+use crate::judge::{Term, expected};
 use crate::profiles;
 
 /// One prompt, ready to send to one model or several.
@@ -27,6 +28,10 @@ pub struct Job {
     pub prices: Vec<(String, Price)>,
     /// The request's size in tokens as the page counted it, until the upstream says.
     pub prompt_tokens: Option<u32>,
+    /// The elements the prompt and the goal name, which the finished page is checked for.
+    pub expect: Vec<&'static Term>,
+    /// Which automatic or asked-for fix of an earlier page this is (0: the person's own prompt).
+    pub fix_attempt: u8,
 }
 
 impl Job {
@@ -41,6 +46,8 @@ impl Job {
             auto_continue: None,
             prices: Vec::new(),
             prompt_tokens: None,
+            expect: expected(&[parts.prompt, parts.goal]),
+            fix_attempt: 0,
         }
     }
 

@@ -25,10 +25,12 @@ use crate::interop::editor::Editor;
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::interop::worker::{ParserWorker, WORKER_URL};
+use crate::judge::Term;
 use crate::prompt::Job;
 use crate::versions::Origin;
 use crate::workspace::Workspace;
 
+mod checks;
 mod exec;
 mod shown;
 mod state;
@@ -75,6 +77,14 @@ struct Inner {
     group: Cell<bool>,
     /// The group's figures (all tiles together), shown throttled.
     group_metrics: RefCell<ThrottledMetrics>,
+    /// What the main preview's pages are checked for (the last prompt's named elements).
+    expect: RefCell<Vec<&'static Term>>,
+    /// Numbers each check, so that a late report for a page no longer shown is dropped.
+    check_seq: Cell<u64>,
+    /// The main preview's latest check.
+    main_check: Cell<u64>,
+    /// Itself, for callbacks that must not keep it alive.
+    this: Weak<Inner>,
 }
 
 /// Runs generations; `Copy`, shared through context (see [`expect_runner`]).
@@ -99,6 +109,7 @@ impl Runner {
         let state = RunState::new();
         let workspace = Workspace::new();
         let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
+            let this = weak.clone();
             let weak = weak.clone();
             let worker = ParserWorker::spawn(WORKER_URL, move |response| {
                 let Some(inner) = weak.upgrade() else { return };
@@ -126,6 +137,10 @@ impl Runner {
                 tiles: RefCell::new(Vec::new()),
                 group: Cell::new(false),
                 group_metrics: RefCell::new(ThrottledMetrics::default()),
+                expect: RefCell::new(Vec::new()),
+                check_seq: Cell::new(0),
+                main_check: Cell::new(0),
+                this,
             }
         });
         Self { inner: StoredValue::new_local(inner), state, workspace }
@@ -187,6 +202,8 @@ impl Runner {
         let inner = self.inner();
         self.state.held.set(true);
         self.state.review.set(None);
+        // Code from outside: nothing says what it should have.
+        inner.expect.replace(Vec::new());
         inner.keep_version_from(None, &code, "", "", Origin::Opened);
         inner.show_version(code, None, Vec::new());
     }
@@ -206,6 +223,11 @@ impl Runner {
             self.code()
         };
         code.filter(|c| !c.trim().is_empty())
+    }
+
+    /// What the main preview's pages are checked for: the elements the last prompt named.
+    pub fn expectations(&self) -> Vec<&'static Term> {
+        self.inner().expect.borrow().clone()
     }
 
     /// Tells `observer` when generations start, stream and end (the saved session listens); `None`
@@ -272,6 +294,8 @@ impl Runner {
         state.console.update(ConsoleLog::clear);
         inner.pending_render.take();
         inner.clear_edit_render();
+        inner.expect.replace(job.expect.clone());
+        state.fix_attempt.set(job.fix_attempt);
         let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.is_some());
         main.attach_preview(inner.preview.borrow().is_some());
         let commands = main.start(now_ms());

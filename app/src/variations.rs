@@ -23,14 +23,27 @@ pub struct Lane {
     pub label: String,
 }
 
+/// Temperatures of best-of-N variations: what is wanted is one page that works, not the widest
+/// spread, and hotter sampling makes small models ramble (in `bench/judge.md` the 0.8–1.0 tiles of the
+/// embedded model ran to their token limit far more often than the cooler ones).
+const BEST_OF_TEMPERATURES: (f32, f32) = (0.2, 0.6);
+
 /// `count` variations of one prompt on `model`: seeds `seed`, `seed + 1`…, temperatures spread
 /// evenly over [`TEMPERATURES`] (one variation keeps the model's default sampling).
 pub fn variation_lanes(model: &str, count: u8, seed: u64) -> Vec<Lane> {
+    spread_lanes(model, count, seed, TEMPERATURES)
+}
+
+/// Variations for best of N: as [`variation_lanes`], cooler.
+pub fn best_of_lanes(model: &str, count: u8, seed: u64) -> Vec<Lane> {
+    spread_lanes(model, count, seed, BEST_OF_TEMPERATURES)
+}
+
+fn spread_lanes(model: &str, count: u8, seed: u64, (low, high): (f32, f32)) -> Vec<Lane> {
     let count = count.clamp(1, MAX_VARIATIONS);
     (0..count)
         .map(|i| {
             let temperature = (count > 1).then(|| {
-                let (low, high) = TEMPERATURES;
                 let t = low + (high - low) * f32::from(i) / f32::from(count - 1);
                 (t * 100.0).round() / 100.0
             });
@@ -113,6 +126,15 @@ mod tests {
         assert_eq!(temps, [Some(0.4), Some(0.6), Some(0.8), Some(1.0)]);
         assert!(lanes.iter().all(|l| l.model == "groq/llama"));
         assert_eq!(lanes[2].label, "#3 · t 0.80");
+    }
+
+    #[test]
+    fn best_of_samples_cooler_with_the_same_seeds() {
+        let lanes = best_of_lanes("m", 3, 100);
+        let temps: Vec<_> = lanes.iter().map(|l| l.params.temperature).collect();
+        assert_eq!(temps, [Some(0.2), Some(0.4), Some(0.6)]);
+        let seeds: Vec<_> = lanes.iter().map(|l| l.params.seed).collect();
+        assert_eq!(seeds, [Some(100), Some(101), Some(102)]);
     }
 
     #[test]

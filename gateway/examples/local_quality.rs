@@ -24,30 +24,13 @@ fn main() -> anyhow::Result<()> {
     quality::main()
 }
 
-/// The fixed prompt list: small, self-contained pages a playground user would ask for.
+/// The fixed prompt list: small, self-contained pages a playground user would ask for (shared with
+/// the browser's quality benchmark, `tests/bench/judge.mjs`).
 #[cfg(feature = "local")]
-const PROMPTS: [&str; 20] = [
-    "a button that counts clicks",
-    "a todo list where I can add and remove items",
-    "a digital clock that shows the current time",
-    "a landing page for a coffee shop",
-    "a login form with email and password",
-    "a red square that moves when I click it",
-    "a simple calculator",
-    "a page with a random quote button",
-    "a color picker that changes the background",
-    "a countdown timer from 10 seconds",
-    "a table of three fruits and their prices",
-    "a dark mode toggle",
-    "a card with a photo placeholder, a title and a button",
-    "a navigation bar with three links",
-    "a tip calculator",
-    "a character counter for a text area",
-    "a progress bar that fills when I press start",
-    "a dice roller",
-    "a pricing table with three plans",
-    "a stopwatch with start, stop and reset",
-];
+fn prompts() -> Vec<String> {
+    serde_json::from_str(include_str!("../../tests/fixtures/quality-prompts.json"))
+        .expect("the prompt list is JSON")
+}
 
 #[cfg(feature = "local")]
 mod quality {
@@ -59,8 +42,8 @@ mod quality {
     use flint_protocol::prompt::SYSTEM_PROMPT;
     use flint_protocol::{ChatMessage, GenParams, Role};
 
-    use super::PROMPTS;
     use super::common;
+    use super::prompts;
 
     const MAX_TOKENS: u32 = 1024;
 
@@ -116,7 +99,8 @@ mod quality {
         let mut rows = String::new();
         let mut totals = [[0usize; 4]; 3];
         let mut tokens = [0u32; 3];
-        for (i, prompt) in PROMPTS.iter().enumerate() {
+        let list = prompts();
+        for (i, prompt) in list.iter().enumerate() {
             let mut cells = Vec::new();
             for (mode, (label, provider, with_client)) in modes.iter().enumerate() {
                 let mut request = common::request(&config, prompt, params.clone());
@@ -128,7 +112,7 @@ mod quality {
                 totals[mode][verdict as usize] += 1;
                 tokens[mode] += stats.tokens;
                 cells.push(format!("{verdict:?} ({} tok)", stats.tokens));
-                eprintln!("[{}/{}] {prompt} / {label}: {verdict:?}", i + 1, PROMPTS.len());
+                eprintln!("[{}/{}] {prompt} / {label}: {verdict:?}", i + 1, list.len());
             }
             writeln!(rows, "| {} | {} | {} |", i + 1, prompt, cells.join(" | "))?;
         }
@@ -158,7 +142,7 @@ mod quality {
         writeln!(md, "|---|---:|---:|---:|---:|---:|")?;
         for (mode, (label, _, _)) in modes.iter().enumerate() {
             let t = totals[mode];
-            let avg = f64::from(tokens[mode]) / PROMPTS.len() as f64;
+            let avg = f64::from(tokens[mode]) / list.len() as f64;
             writeln!(md, "| {label} | **{}/20** | {} | {} | {} | {avg:.0} |", t[0], t[1], t[2], t[3])?;
         }
         writeln!(

@@ -19,7 +19,8 @@ usage: cargo xtask <command>
   serve   set up, build the app and the gateway (release) and serve Flint on http://127.0.0.1:8787
   test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
-          model's complete-page rate on 20 prompts, about 15 minutes; worker-text: only the
+          model's complete-page rate on 20 prompts and the judge benchmark; judge: only the share
+          of answers passing every check, single run vs best of 4 and 8; worker-text: only the
           worker's wasm text benchmark; load: only the page's first-visit and reload costs;
           browser [--baseline REV]: only the browser benchmark, with REV's build beside this one;
           relay: where a stream's main-thread time goes, by stage, from a name-keeping build;

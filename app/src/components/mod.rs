@@ -1,9 +1,12 @@
 //! The app's parts, one component per file, named after what the user sees.
 
+mod check_list;
+mod checks_bar;
 mod code_editor;
 mod connection_status;
 mod console_panel;
 mod context_meter;
+mod device_sizes;
 mod diff_review;
 mod error_message;
 mod export_menu;
@@ -31,10 +34,13 @@ mod variations_control;
 mod variations_grid;
 mod versions_bar;
 
+pub use check_list::{CheckList, ChecksBadge};
+pub use checks_bar::ChecksBar;
 pub use code_editor::CodeEditor;
 pub use connection_status::ConnectionStatus;
 pub use console_panel::ConsolePanel;
 pub use context_meter::ContextMeter;
+pub use device_sizes::{DeviceSize, DeviceSizes};
 pub use diff_review::DiffReview;
 pub use error_message::ErrorMessage;
 pub use export_menu::ExportMenu;

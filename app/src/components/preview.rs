@@ -3,6 +3,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
+use crate::components::{ChecksBar, DeviceSize};
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::run::expect_runner;
 
@@ -22,6 +23,7 @@ pub fn Preview() -> impl IntoView {
         attach.attach_preview(Some(frames));
     });
     let held = runner.state().held;
+    let size = RwSignal::new(DeviceSize::default());
     let run_held = runner;
     on_cleanup(move || runner.attach_preview(None));
     view! {
@@ -37,6 +39,14 @@ pub fn Preview() -> impl IntoView {
                 }>"Run this page"</button>
             </div>
         </Show>
-        <div class="preview-stack" node_ref=container></div>
+        <ChecksBar size=size />
+        <div class="preview-frame-area">
+            <div
+                class="preview-stack"
+                data-testid="preview-stack"
+                style:max-width=move || size.get().width()
+                node_ref=container
+            ></div>
+        </div>
     }
 }

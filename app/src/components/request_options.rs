@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::draft::expect_draft;
+use crate::fix::AUTO_FIX_MAX;
 use crate::run::expect_runner;
 
 /// "Edit current code" (ask for targeted edits of the editor's code rather than a new page) and
@@ -50,6 +51,25 @@ pub fn RequestOptions() -> impl IntoView {
                     on:change=move |ev| draft.auto_continue.set(event_target_checked(&ev))
                 />
                 "Continue cut-off answers"
+            </label>
+            <label
+                class="field"
+                title="When a finished page fails its checks, send what failed to the model as an edit request on its own, up to this many times per run. Each attempt streams like any answer; Esc stops it, and no attempt follows a cancel or an error."
+            >
+                "Auto-fix"
+                <select
+                    data-testid="auto-fix"
+                    prop:value=move || draft.auto_fix.get().to_string()
+                    on:change=move |ev| draft.auto_fix.set(event_target_value(&ev).parse().unwrap_or(0))
+                >
+                    <option value="0">"off"</option>
+                    {(1..=AUTO_FIX_MAX)
+                        .map(|n| {
+                            let text = if n == 1 { "1 try".to_owned() } else { format!("{n} tries") };
+                            view! { <option value=n.to_string()>{text}</option> }
+                        })
+                        .collect_view()}
+                </select>
             </label>
         </div>
     }

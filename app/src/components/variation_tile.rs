@@ -3,6 +3,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
+use crate::components::ChecksBadge;
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
 use crate::run::{StreamStatus, Tile, expect_runner};
@@ -12,7 +13,22 @@ const RUNTIME_URL: &str = "preview.html";
 
 /// A tile in the variations grid. Clicking its preview (or pressing its number) promotes it.
 #[component]
-pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> impl IntoView {
+pub fn VariationTile(
+    tile: Tile,
+    #[prop(into)] on_promote: Callback<u64>,
+    /// Sends this tile's failed checks to the model, after promoting it.
+    #[prop(into)]
+    on_fix: Callback<u64>,
+    /// Its place when ranked by checks (1 = best), once its checks are in.
+    #[prop(into)]
+    rank: Signal<Option<usize>>,
+    /// It is the best tile (every tile settled).
+    #[prop(into)]
+    best: Signal<bool>,
+    /// Hidden ("show only the best" is on and another tile won).
+    #[prop(into)]
+    hidden: Signal<bool>,
+) -> impl IntoView {
     let runner = expect_runner();
     let container = NodeRef::<Div>::new();
     let key = tile.key;
@@ -39,16 +55,30 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
         if tile.promoted.get() {
             class.push_str(" promoted");
         }
+        if best.get() {
+            class.push_str(" best");
+        }
+        if hidden.get() {
+            class.push_str(" hidden");
+        }
         class
     };
+    let checks = tile.checks;
+    let failing = move || !streaming() && checks.with(|c| c.report().is_some_and(|r| !r.all_pass()));
     view! {
-        <article class=class data-testid="variation-tile" data-status=move || status.get().label()>
+        <article
+            class=class
+            data-testid="variation-tile"
+            data-status=move || status.get().label()
+            data-rank=move || rank.get().map(|r| r.to_string())
+        >
             <header class="tile-head">
                 <kbd class="tile-key" title=format!("Press {number} to promote")>{number.clone()}</kbd>
                 <span class="tile-label" title=tile.model.clone()>{tile.label.clone()}</span>
                 <span class=move || format!("status-pill {}", status.get().label()) data-testid="tile-status">
                     {move || status.get().text(tile.queued.get())}
                 </span>
+                <ChecksBadge checks=checks best=best />
             </header>
             <div class="tile-metrics">
                 <span title="Time to first token">{move || metrics.with(|m| format_ms(m.ttft_ms()))}</span>
@@ -79,6 +109,16 @@ pub fn VariationTile(tile: Tile, #[prop(into)] on_promote: Callback<u64>) -> imp
                 >
                     {move || if tile.promoted.get() { "Current ✓" } else { "Promote" }}
                 </button>
+                <Show when=failing>
+                    <button
+                        class="link-btn"
+                        data-testid="tile-fix"
+                        title="Make this the current version and send what failed to the model as an edit request"
+                        on:click=move |_| on_fix.run(key)
+                    >
+                        "Fix"
+                    </button>
+                </Show>
                 <Show when=streaming>
                     <button class="link-btn" data-testid="tile-cancel" on:click={
                         let runner = cancel_runner;

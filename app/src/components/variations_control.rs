@@ -77,6 +77,19 @@ pub fn VariationsControl() -> impl IntoView {
                     {counts}
                 </select>
             </label>
+            <label
+                class="field best-of-toggle"
+                title="Run the variations (or compared models) for one page that works: only the one passing the most checks is shown, and once one passes them all the others still streaming are stopped (each stays one click away)"
+            >
+                <input
+                    type="checkbox"
+                    data-testid="best-of"
+                    disabled=move || fan_out.count.get() < 2 && !fan_out.compare.get()
+                    prop:checked=move || fan_out.best_of.get()
+                    on:change=move |ev| fan_out.best_of.set(event_target_checked(&ev))
+                />
+                "Best of N"
+            </label>
             <label class="field compare-toggle" title="Send the prompt to 2–4 models side by side">
                 <input
                     type="checkbox"

@@ -1,12 +1,15 @@
 //! The variations (or the compared models) side by side, with the race readout.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::components::VariationTile;
-use crate::context::FanOut;
+use crate::context::{FanOut, ModelChoice};
+use crate::draft::expect_draft;
+use crate::interop::keys::typing;
+use crate::judge::{Ranked, rank};
+use crate::launch::launch_fix;
 use crate::metrics::format_ms;
-use crate::run::expect_runner;
+use crate::run::{StreamStatus, Tile, expect_runner};
 use crate::variations::{RaceTimes, race, tile_for_key};
 
 /// A grid of tiles; the number keys 1–9 and 0 promote a tile unless the person is typing.
@@ -14,6 +17,8 @@ use crate::variations::{RaceTimes, race, tile_for_key};
 pub fn VariationsGrid() -> impl IntoView {
     let runner = expect_runner();
     let fan_out = expect_context::<FanOut>();
+    let choice = expect_context::<ModelChoice>();
+    let draft = expect_draft();
     let tiles = runner.state().tiles;
     let note = RwSignal::new(None::<String>);
 
@@ -23,9 +28,47 @@ pub fn VariationsGrid() -> impl IntoView {
             Err(why) => note.set(Some(format!("Not promoted: {why}."))),
         })
     };
+    let ranking = use_ranking(tiles);
+    let show_all = RwSignal::new(false);
+    // Best of N: once a tile passes every check, the others still streaming are stopped.
+    Effect::new(move |_| {
+        if !fan_out.best_of.get() || !ranking.winner_found.get() {
+            return;
+        }
+        let streaming: Vec<u64> = tiles.with_untracked(|list| {
+            list.iter()
+                .filter(|t| t.status.get_untracked() == StreamStatus::Streaming)
+                .map(|t| t.key)
+                .collect()
+        });
+        for key in streaming {
+            runner.cancel_tile(key);
+        }
+    });
+    let pick_best = Callback::new(move |()| match ranking.best.get_untracked() {
+        Some(key) => promote.run(key),
+        None => note
+            .set(Some("No variation is ranked yet: their pages are still being written or checked.".into())),
+    });
+    let fix = Callback::new(move |key: u64| {
+        let report = tiles.with_untracked(|list| {
+            list.iter().find(|t| t.key == key).and_then(|t| t.checks.with_untracked(|c| c.report().cloned()))
+        });
+        let Some(report) = report else { return };
+        let sent = runner
+            .promote(key)
+            .map_err(|why| format!("Not promoted: {why}."))
+            .and_then(|()| launch_fix(&runner, choice, fan_out, draft, &report, 1));
+        note.set(sent.err());
+    });
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         let shown = fan_out.show_tiles.get_untracked();
         if !shown || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
+            return;
+        }
+        if ev.key() == "b" {
+            ev.prevent_default();
+            pick_best.run(());
             return;
         }
         let key = tiles.with_untracked(|list| tile_for_key(&ev.key(), list.len()).map(|i| list[i].key));
@@ -63,20 +106,88 @@ pub fn VariationsGrid() -> impl IntoView {
         <div class="variations" data-testid="variations">
             <div class="race" data-testid="race-readout">
                 {readout}
+                <Show when=move || ranking.best.get().is_some()>
+                    <button
+                        class="link-btn pick-best"
+                        data-testid="pick-best"
+                        title="Promote the variation that passed the most checks (B)"
+                        on:click=move |_| pick_best.run(())
+                    >
+                        "Pick best " <kbd>"B"</kbd>
+                    </button>
+                </Show>
+                <Show when=move || fan_out.best_of.get() && ranking.best.get().is_some()>
+                    <button
+                        class="link-btn"
+                        data-testid="show-all"
+                        on:click=move |_| show_all.update(|all| *all = !*all)
+                    >
+                        {move || if show_all.get() { "Only the best".to_owned() } else { format!("Show all {}", tiles.with(Vec::len)) }}
+                    </button>
+                </Show>
                 {move || note.get().map(|n| view! { <span class="race-note" data-testid="promote-note">{n}</span> })}
             </div>
             <div class=columns>
                 <For each=move || tiles.get() key=|tile| tile.key let:tile>
-                    <VariationTile tile=tile on_promote=promote />
+                    <VariationTile
+                        tile=tile.clone()
+                        on_promote=promote
+                        on_fix=fix
+                        rank=Signal::derive(move || ranking.rank_of(tile.key))
+                        best=Signal::derive(move || ranking.best.get() == Some(tile.key))
+                        hidden=Signal::derive(move || {
+                            fan_out.best_of.get() && !show_all.get()
+                                && ranking.best.get().is_some_and(|best| best != tile.key)
+                        })
+                    />
                 </For>
             </div>
         </div>
     }
 }
 
-/// Whether a key press belongs to a text field or the code editor.
-fn typing(ev: &web_sys::KeyboardEvent) -> bool {
-    let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
-    matches!(target.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
-        || target.closest(".monaco-editor").ok().flatten().is_some()
+/// The tiles ranked by their checks: each one's place once its checks are in, and the best once
+/// every tile has settled (none streaming, none being checked) or one passes every check.
+#[derive(Clone, Copy)]
+struct Ranking {
+    /// Tile keys, best first (those with checks in).
+    order: Memo<Vec<u64>>,
+    /// The best tile, once every tile settled or one passes every check.
+    best: Memo<Option<u64>>,
+    /// Some tile passes every check.
+    winner_found: Memo<bool>,
+}
+
+impl Ranking {
+    fn rank_of(&self, key: u64) -> Option<usize> {
+        self.order.with(|order| order.iter().position(|k| *k == key).map(|i| i + 1))
+    }
+}
+
+fn use_ranking(tiles: RwSignal<Vec<Tile>>) -> Ranking {
+    let order = Memo::new(move |_| -> Vec<u64> {
+        tiles.with(|list| {
+            let checks: Vec<_> = list.iter().map(|t| t.checks.get()).collect();
+            let ranked: Vec<Ranked<'_>> = list
+                .iter()
+                .zip(&checks)
+                .map(|(t, c)| Ranked { report: c.report(), finished_ms: t.race.get().finished_ms })
+                .collect();
+            rank(&ranked).into_iter().filter(|&i| checks[i].report().is_some()).map(|i| list[i].key).collect()
+        })
+    });
+    // A tile that passes every check cannot be beaten (a tie goes to the one that finished first).
+    let winner_found = Memo::new(move |_| {
+        tiles.with(|list| list.iter().any(|t| t.checks.with(|c| c.report().is_some_and(|r| r.all_pass()))))
+    });
+    let best = Memo::new(move |_| {
+        let settled = tiles.with(|list| {
+            list.iter().all(|t| {
+                t.status.get() != StreamStatus::Streaming
+                    && !matches!(t.checks.get(), crate::judge::Checked::Running)
+            })
+        });
+        (settled || winner_found.get()).then(|| order.with(|o| o.first().copied())).flatten()
+    });
+    Ranking { order, best, winner_found }
 }

@@ -13,6 +13,9 @@ pub struct FanOut {
     pub compared: RwSignal<Vec<String>>,
     /// The preview pane shows the tiles rather than the current version.
     pub show_tiles: RwSignal<bool>,
+    /// Best of N: the tiles are sampled for a page that works, only the best is shown, and once one
+    /// passes every check the others still streaming are stopped.
+    pub best_of: RwSignal<bool>,
 }
 
 /// Provides a fresh [`FanOut`] (one generation, no compare) and returns it.
@@ -22,6 +25,7 @@ pub fn provide_fan_out() -> FanOut {
         compare: RwSignal::new(false),
         compared: RwSignal::new(Vec::new()),
         show_tiles: RwSignal::new(false),
+        best_of: RwSignal::new(false),
     };
     provide_context(fan_out);
     fan_out

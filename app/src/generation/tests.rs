@@ -74,6 +74,8 @@ fn job(base: Option<&str>) -> Rc<Job> {
         auto_continue: None,
         prices: Vec::new(),
         prompt_tokens: None,
+        expect: Vec::new(),
+        fix_attempt: 0,
     })
 }
 

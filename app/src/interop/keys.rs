@@ -40,3 +40,10 @@ pub fn on_key_capture(on_key: impl FnMut(KeyboardEvent) + 'static) -> KeyListene
 pub fn is_profile_toggle(ev: &KeyboardEvent) -> bool {
     (ev.ctrl_key() || ev.meta_key()) && ev.shift_key() && !ev.alt_key() && ev.key().eq_ignore_ascii_case("l")
 }
+
+/// Whether a key press belongs to a text field or the code editor (single-key shortcuts leave it).
+pub fn typing(ev: &KeyboardEvent) -> bool {
+    let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    matches!(target.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+        || target.closest(".monaco-editor").ok().flatten().is_some()
+}

@@ -14,6 +14,13 @@ pub mod socket;
 pub mod store;
 pub mod worker;
 
+/// The seed a benchmark fixed for every run (`globalThis.__flintSeed`, set before the app starts),
+/// so that its runs are repeatable; `None` for a person, whose runs get a random seed.
+pub fn bench_seed() -> Option<u64> {
+    let value = js_sys::Reflect::get(&js_sys::global(), &"__flintSeed".into()).ok()?.as_f64()?;
+    (value.is_finite() && value >= 0.0).then_some(value as u64)
+}
+
 /// Milliseconds on the page's monotonic clock (`performance.now()`).
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())

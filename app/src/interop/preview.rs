@@ -8,6 +8,36 @@ use web_sys::HtmlElement;
 
 use crate::console::ConsoleLevel;
 
+#[wasm_bindgen(module = "/js/checks.js")]
+extern "C" {
+    /// A page running hidden in its check frame (`app/js/checks.js`).
+    type PageCheck;
+
+    #[wasm_bindgen(js_name = createCheck)]
+    fn create_check(
+        container: &HtmlElement,
+        runtime_url: &str,
+        doc: &str,
+        expect: &str,
+        on_done: &Closure<dyn FnMut(String)>,
+    ) -> PageCheck;
+
+    #[wasm_bindgen(method)]
+    fn dispose(this: &PageCheck);
+}
+
+/// A running check and the callback it reports to; dropping it stops the check.
+struct Checking {
+    js: PageCheck,
+    _on_done: Closure<dyn FnMut(String)>,
+}
+
+impl Drop for Checking {
+    fn drop(&mut self) {
+        self.js.dispose();
+    }
+}
+
 /// Where the preview runtime is served, relative to the app's page (copied from `public/` by Trunk).
 pub const RUNTIME_URL: &str = "preview.html";
 
@@ -41,6 +71,10 @@ extern "C" {
 /// limited (200 a second per preview), clipped and delivered once per animation frame.
 pub struct Preview {
     js: FlintPreview,
+    container: HtmlElement,
+    runtime_url: String,
+    /// The page being checked, if any; a new check replaces it.
+    checking: RefCell<Option<Checking>>,
     _on_console: Closure<dyn FnMut(String, String)>,
     /// The latest `run`'s callback; JS never calls a superseded one, so replacing it is safe.
     on_shown: RefCell<Option<Closure<dyn FnMut()>>>,
@@ -58,7 +92,14 @@ impl Preview {
             on_console(ConsoleLevel::parse(&level), text);
         });
         let js = create_preview(container, runtime_url, &callback);
-        Self { js, _on_console: callback, on_shown: RefCell::new(None) }
+        Self {
+            js,
+            container: container.clone(),
+            runtime_url: runtime_url.to_owned(),
+            checking: RefCell::new(None),
+            _on_console: callback,
+            on_shown: RefCell::new(None),
+        }
     }
 
     /// A new answer starts; its first snapshot replaces the previous answer's page.
@@ -78,10 +119,27 @@ impl Preview {
         self.js.run(doc, &callback);
         *self.on_shown.borrow_mut() = Some(callback);
     }
+
+    /// Runs the complete document `doc` a second time, hidden, and judges it (what shows, the
+    /// elements in `expect_json`, whether buttons respond, errors, failed loads); `on_done` gets the
+    /// check frame's JSON once, never from inside a call into this preview. A later check, or
+    /// dropping the preview, stops this one (its `on_done` is then never called).
+    pub fn check(&self, doc: &str, expect_json: &str, on_done: impl FnOnce(String) + 'static) {
+        let mut on_done = Some(on_done);
+        let callback = Closure::<dyn FnMut(String)>::new(move |json: String| {
+            if let Some(done) = on_done.take() {
+                done(json);
+            }
+        });
+        let js = create_check(&self.container, &self.runtime_url, doc, expect_json, &callback);
+        // The previous check (if any) is disposed here, after the new one exists.
+        *self.checking.borrow_mut() = Some(Checking { js, _on_done: callback });
+    }
 }
 
 impl Drop for Preview {
     fn drop(&mut self) {
+        self.checking.borrow_mut().take();
         self.js.dispose();
     }
 }

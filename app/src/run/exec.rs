@@ -88,15 +88,22 @@ impl Inner {
 
     fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
         let stream = self.with_lane(target, |lane| lane.stream()).flatten();
+        let expect = self.with_lane(target, |lane| lane.job().expect.clone()).unwrap_or_default();
         let weak = Rc::downgrade(self);
         let apply = |preview: &Preview| match change {
-            PreviewChange::Begin => preview.begin(),
+            PreviewChange::Begin => {
+                self.forget_checks(target);
+                preview.begin();
+            }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
-            PreviewChange::Run(doc) => preview.run(&doc, move || {
-                if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
-                    inner.page_shown(target, id);
-                }
-            }),
+            PreviewChange::Run(doc) => {
+                preview.run(&doc, move || {
+                    if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
+                        inner.page_shown(target, id);
+                    }
+                });
+                self.check_page(target, preview, &doc, expect);
+            }
         };
         match target {
             Target::Main => {

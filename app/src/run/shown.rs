@@ -86,7 +86,11 @@ impl Inner {
                 preview.begin();
                 preview.snapshot(&page);
             }
-            Some(preview) => preview.run(&page, || {}),
+            Some(preview) => {
+                preview.run(&page, || {});
+                let expect = self.expect.borrow().clone();
+                self.check_page(super::Target::Main, preview, &page, expect);
+            }
             None => *self.pending_render.borrow_mut() = Some(page),
         }
     }

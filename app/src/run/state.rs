@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use super::Tile;
 use crate::console::ConsoleLog;
 pub use crate::generation::StreamStatus;
+use crate::judge::Checked;
 use crate::metrics::LiveMetrics;
 use crate::review::Review;
 use crate::versions::Versions;
@@ -51,6 +52,10 @@ pub struct RunState {
     /// What this session's streams have cost (those the gateway prices), and whether that is
     /// partly an estimate; saved with the session.
     pub spent: RwSignal<Option<(f64, bool)>>,
+    /// The checks of the page in the main preview.
+    pub checks: RwSignal<Checked>,
+    /// Which fix of an earlier page the main generation is (0: the person's own prompt).
+    pub fix_attempt: RwSignal<u8>,
 }
 
 impl RunState {
@@ -72,6 +77,8 @@ impl RunState {
             versions: RwSignal::new(Versions::default()),
             spent: RwSignal::new(None),
             held: RwSignal::new(false),
+            checks: RwSignal::new(Checked::Waiting),
+            fix_attempt: RwSignal::new(0),
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::generation::group::group_status;
 use crate::generation::{Generation, Surface};
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
+use crate::judge::Checked;
 use crate::metrics::LiveMetrics;
 use crate::prompt::Job;
 use crate::variations::{Lane, RaceTimes};
@@ -43,6 +44,8 @@ pub struct Tile {
     pub race: RwSignal<RaceTimes>,
     /// Its code is the current version in the editor.
     pub promoted: RwSignal<bool>,
+    /// Its finished page's checks.
+    pub checks: RwSignal<Checked>,
 }
 
 /// A tile's generation, its display and its preview.
@@ -50,6 +53,8 @@ pub(super) struct TileSlot {
     pub(super) view: Tile,
     pub(super) lane: Generation,
     pub(super) preview: Option<Preview>,
+    /// Its latest check's number (see `Inner::check_page`).
+    pub(super) check: std::cell::Cell<u64>,
 }
 
 /// Tile keys: a run counter in the high bits, the index in the low ones.
@@ -103,9 +108,11 @@ impl Runner {
                     metrics: RwSignal::new(LiveMetrics::default()),
                     race: RwSignal::new(RaceTimes::default()),
                     promoted: RwSignal::new(false),
+                    checks: RwSignal::new(Checked::Waiting),
                 },
                 lane: Generation::new(Rc::clone(&job), lane.model, Some(lane.params), Surface::Tile, parser),
                 preview: None,
+                check: std::cell::Cell::new(0),
             })
             .collect();
         let keys: Vec<u64> = slots.iter().map(|t| t.view.key).collect();
@@ -164,6 +171,9 @@ impl Runner {
         inner.exec(Target::Tile(key), commands);
         for other in inner.tiles.borrow().iter() {
             other.view.promoted.set(other.view.key == key);
+            if other.view.key == key {
+                inner.expect.replace(other.lane.job().expect.clone());
+            }
         }
         Ok(())
     }

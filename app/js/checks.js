@@ -1,0 +1,127 @@
+// Page checks, used by app/src/interop/checks.rs: a complete page runs a second time in a hidden
+// check frame (the same sandboxed preview.html as every preview frame, see public/preview-checks.js),
+// where its buttons can be clicked without touching the page the person sees, and reports what works.
+//
+// The frame is spoken to over its own MessagePort, like the preview's frames. What comes back is
+// the page's word (it shares the realm that judges it): this file only passes it on as JSON, capped
+// in size; app/src/judge/ reads known names only. A page that never answers (a loop, a stall) is
+// given up on after CHECK_MS; one that navigates or floods its port is given up on at once.
+
+import { frameQueue } from './preview.js';
+
+/** How long a page has, from the moment it is sent, to be loaded, clicked through and judged. */
+const CHECK_MS = 6_000;
+/** Messages a check frame may send: the runtime sends two ('ready', 'checked'). */
+const MESSAGES_MAX = 20;
+/** Longest report passed on, in UTF-16 units. */
+const REPORT_CHARS = 64 * 1024;
+
+class PageCheck {
+  constructor(container, runtimeUrl, doc, expect, onDone) {
+    this.container = container;
+    this.runtimeUrl = runtimeUrl;
+    this.doc = doc;
+    this.expect = expect;
+    this.onDone = onDone;
+    this.done = false;
+    this.el = null;
+    this.port = null;
+    this.loads = 0;
+    this.messages = 0;
+    this.timer = 0;
+    // Frames are created one per animation frame, in turn with the previews' own.
+    frameQueue.add(() => this.#create());
+  }
+
+  #create() {
+    if (this.done) return;
+    const el = document.createElement('iframe');
+    el.setAttribute('sandbox', 'allow-scripts');
+    el.setAttribute('title', 'Checking the page');
+    el.setAttribute('aria-hidden', 'true');
+    el.setAttribute('tabindex', '-1');
+    el.setAttribute('data-role', 'check');
+    el.className = 'preview-frame back';
+    el.addEventListener('load', () => this.#load());
+    el.src = this.runtimeUrl;
+    this.container.appendChild(el);
+    this.el = el;
+  }
+
+  #load() {
+    // The second load is the checked page's own (document.open/write/close fires it on the frame);
+    // a third is the page reloading or navigating away.
+    if (++this.loads === 2 && this.timer) return;
+    if (this.loads > 1) {
+      this.#finish({ failed: 'The page reloaded or navigated away on its own while it was checked.' });
+      return;
+    }
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.port.onmessage = (event) => this.#receive(event.data);
+    this.el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
+  }
+
+  #receive(data) {
+    if (this.done) return;
+    if (++this.messages > MESSAGES_MAX) {
+      this.#finish({ failed: 'The page sent its check frame more messages than Flint\'s runtime ever does.' });
+      return;
+    }
+    if (!data || typeof data !== 'object') return;
+    if (data.flint === 'ready' && !this.timer) {
+      this.port.postMessage({ flint: 'check', doc: this.doc, expect: this.expect });
+      this.timer = setTimeout(() => this.#finish({
+        failed: `The page did not finish loading and being clicked through in ${CHECK_MS / 1000} s: a script may loop or block.`,
+      }), CHECK_MS);
+    } else if (data.flint === 'checked') {
+      this.#finish(typeof data.failed === 'string'
+        ? { failed: data.failed }
+        : { results: data.results, ms: data.ms });
+    }
+  }
+
+  #finish(outcome) {
+    if (this.done) return;
+    this.#stop();
+    let json;
+    try {
+      json = JSON.stringify(outcome);
+    } catch (_) {
+      json = undefined;
+    }
+    if (typeof json !== 'string' || json.length > REPORT_CHARS) {
+      json = JSON.stringify({ failed: 'The page\'s checks came back in a form Flint does not read.' });
+    }
+    // Not from inside this task: the app may drop this check (and its callback) in answer; a
+    // check disposed before then has a callback that does nothing.
+    queueMicrotask(() => this.onDone(json));
+  }
+
+  #stop() {
+    this.done = true;
+    clearTimeout(this.timer);
+    this.port?.close();
+    this.port = null;
+    this.el?.remove();
+    this.el = null;
+  }
+
+  /** Forgets the check: its frame goes and `onDone` is never called. */
+  dispose() {
+    this.done = true;
+    this.#stop();
+    this.onDone = () => {};
+  }
+}
+
+/** Runs `doc` hidden inside `container` and judges it; `onDone(json)` gets the outcome once. */
+export function createCheck(container, runtimeUrl, doc, expectJson, onDone) {
+  let expect = [];
+  try {
+    expect = JSON.parse(expectJson);
+  } catch (_) {
+    // The app's own list; an unreadable one checks only what every page is checked for.
+  }
+  return new PageCheck(container, runtimeUrl, doc, expect, onDone);
+}

@@ -1,0 +1,36 @@
+//! The request "Fix" sends: what failed, in the words of the checks, for the model to repair in the
+//! current code (sent as an edit of it).
+
+use super::report::Report;
+
+/// Longest fix request, in characters: a page's errors are its own words and may be long.
+const PROMPT_CHARS: usize = 2_000;
+
+/// What to ask the model when `report` has failures (`None` when every check passed).
+pub fn fix_prompt(report: &Report) -> Option<String> {
+    if report.all_pass() {
+        return None;
+    }
+    let mut text = String::from("Fix this page. Flint ran it in a browser and these checks failed:\n");
+    let mut said: Vec<&str> = Vec::new();
+    for check in report.failures() {
+        text.push_str("- ");
+        text.push_str(&check.label);
+        match check.detail.as_deref() {
+            // The same reason for every check (a page that never finished) is said once.
+            Some(detail) if !said.contains(&detail) => {
+                said.push(detail);
+                text.push_str(": ");
+                text.push_str(detail);
+            }
+            _ => {}
+        }
+        text.push('\n');
+    }
+    if let Some((at, _)) = text.char_indices().nth(PROMPT_CHARS) {
+        text.truncate(at);
+        text.push_str("…\n");
+    }
+    text.push_str("Change only what these need and keep everything else as it is.");
+    Some(text)
+}

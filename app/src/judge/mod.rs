@@ -1,0 +1,19 @@
+//! Judging pages at the model's speed: what a prompt says the page must have ([`vocabulary`]), the
+//! checks a complete page passed in its hidden check frame ([`report`]), variations ranked by them
+//! ([`rank`]), and the request that asks the model to fix what failed ([`fix`]). Plain types, tested
+//! natively; `interop::checks` runs the frame and `run/` keeps the results.
+
+pub mod fix;
+pub mod guard;
+pub mod rank;
+pub mod report;
+pub mod vocabulary;
+
+#[cfg(test)]
+mod tests;
+
+pub use fix::fix_prompt;
+pub use guard::guard_loops;
+pub use rank::{Ranked, rank};
+pub use report::{Check, Checked, Report};
+pub use vocabulary::{Term, expect_json, expected};

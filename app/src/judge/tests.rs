@@ -1,0 +1,201 @@
+use super::report::{complete_document, read};
+use super::vocabulary::{TERMS, term};
+use super::*;
+
+const PAGE: &str = "<!DOCTYPE html>\n<html><body><button>+1</button></body></html>\n";
+
+fn ids(terms: &[&Term]) -> Vec<&'static str> {
+    terms.iter().map(|t| t.id).collect()
+}
+
+#[test]
+fn a_prompt_names_the_elements_it_expects() {
+    assert_eq!(ids(&expected(&["a button that counts clicks", ""])), ["has:button"]);
+    assert_eq!(
+        ids(&expected(&["A to-do LIST with an input field and a Button", "big heading"])),
+        ["has:heading", "has:button", "has:input", "has:list"]
+    );
+    assert!(expected(&["a bouncing ball", "make it fun"]).is_empty());
+    // Whole words only: "transform" holds no form, "buttonhole" no button.
+    assert!(expected(&["transform the buttonhole"]).is_empty());
+    assert_eq!(ids(&expected(&["buttons", "Buttons!"])), ["has:button"], "each term once");
+}
+
+#[test]
+fn every_term_has_a_label_and_a_selector_and_a_unique_id() {
+    for t in TERMS {
+        assert!(t.id.starts_with("has:") && t.label.starts_with("Has ") && !t.selector.is_empty(), "{t:?}");
+        assert_eq!(term(t.id), Some(t));
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&expect_json(&expected(&["a table and a link"]))).unwrap();
+    assert_eq!(json[0]["id"], "has:table");
+    assert_eq!(json[1]["selector"], "a[href]");
+}
+
+#[test]
+fn a_whole_document_runs_from_doctype_or_html_to_the_closing_tag() {
+    assert!(complete_document(PAGE));
+    assert!(complete_document("  <html lang=en><p>x</p></HTML>  "));
+    assert!(!complete_document("<p>Here is a counter.</p>"));
+    assert!(!complete_document("<!DOCTYPE html><html><body><button>+1"), "cut off");
+    assert!(!complete_document("Sure! <html></html>"));
+}
+
+fn results(list: &[(&str, Option<bool>, Option<&str>)]) -> String {
+    let results: Vec<serde_json::Value> = list
+        .iter()
+        .map(|(id, pass, detail)| serde_json::json!({ "id": id, "pass": pass, "detail": detail }))
+        .collect();
+    serde_json::json!({ "results": results, "ms": 120.0 }).to_string()
+}
+
+#[test]
+fn a_report_lists_every_check_in_order_and_leaves_out_those_that_do_not_apply() {
+    let terms = expected(&["a button"]);
+    let json = results(&[
+        ("loads", Some(true), None),
+        ("errors", Some(false), Some("Uncaught TypeError: x is null (line 3:1)")),
+        ("buttons", Some(true), Some("1 clicked")),
+        ("has:button", Some(true), None),
+        ("visible", Some(true), None),
+    ]);
+    let report = read(&json, &terms, PAGE);
+    let listed: Vec<(&str, bool)> = report.checks.iter().map(|c| (c.id.as_str(), c.passed)).collect();
+    assert_eq!(
+        listed,
+        [
+            ("complete", true),
+            ("visible", true),
+            ("has:button", true),
+            ("buttons", true),
+            ("errors", false),
+            ("loads", true)
+        ]
+    );
+    assert_eq!(report.score(), "5/6");
+    assert_eq!(report.summary(), "1 of 6 checks failed");
+
+    let none =
+        read(&results(&[("visible", Some(true), None), ("buttons", None, Some("no buttons"))]), &[], PAGE);
+    assert!(!none.checks.iter().any(|c| c.id == "buttons"), "no buttons: not a check");
+}
+
+#[test]
+fn a_report_is_the_pages_word_so_only_known_names_count_once_and_details_are_clipped() {
+    let long = "x".repeat(10_000);
+    let json = results(&[
+        ("visible", Some(true), None),
+        ("visible", Some(false), None),
+        ("has:button", Some(true), None),
+        ("complete", Some(true), None),
+        ("errors", Some(false), Some(&long)),
+        ("made-up", Some(true), None),
+    ]);
+    let report = read(&json, &[], "<p>not a document</p>");
+    assert!(!report.checks.iter().any(|c| c.id == "made-up" || c.id == "has:button"), "unasked names count");
+    assert!(!report.checks[0].passed, "the page cannot say it is a whole document");
+    assert!(report.checks.iter().find(|c| c.id == "visible").unwrap().passed, "the first answer counts");
+    let errors = report.checks.iter().find(|c| c.id == "errors").unwrap();
+    assert!(errors.detail.as_ref().unwrap().chars().count() <= 301);
+    let loads = report.checks.iter().find(|c| c.id == "loads").unwrap();
+    assert!(!loads.passed && loads.detail.as_deref() == Some("The check frame did not report it."));
+}
+
+#[test]
+fn a_page_that_never_finished_or_an_unreadable_report_fails_every_check_with_the_reason() {
+    let terms = expected(&["a button"]);
+    let hung =
+        read(r#"{"failed":"The page did not finish in 6 s: a script may loop or block."}"#, &terms, PAGE);
+    assert_eq!(hung.passed(), 1, "only the document check, made here, can pass");
+    assert!(hung.checks[1].detail.as_deref().unwrap().starts_with("Not checked: The page did not finish"));
+    let garbage = read("{\"results\": 7}", &terms, PAGE);
+    assert_eq!(garbage.passed(), 1);
+    assert_eq!(garbage.total(), 6);
+}
+
+fn report(passed: usize, total: usize) -> Report {
+    Report {
+        checks: (0..total)
+            .map(|i| Check {
+                id: format!("c{i}"),
+                label: format!("Check {i}"),
+                passed: i < passed,
+                detail: None,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn variations_rank_by_share_of_checks_passed_then_by_who_finished_first() {
+    let (a, b, c, d) = (report(4, 6), report(5, 5), report(5, 6), report(5, 6));
+    let tiles = [
+        Ranked { report: Some(&a), finished_ms: Some(100.0) },
+        Ranked { report: None, finished_ms: None },
+        Ranked { report: Some(&b), finished_ms: Some(900.0) },
+        Ranked { report: Some(&c), finished_ms: Some(800.0) },
+        Ranked { report: Some(&d), finished_ms: Some(300.0) },
+    ];
+    assert_eq!(rank(&tiles), [2, 4, 3, 0, 1]);
+    assert_eq!(rank(&[]), Vec::<usize>::new());
+}
+
+#[test]
+fn fix_asks_for_what_failed_in_the_checks_words_once_each() {
+    assert_eq!(fix_prompt(&report(3, 3)), None, "nothing to fix");
+    let mut failing = report(1, 3);
+    failing.checks[1].detail = Some("Not checked: the page hung.".into());
+    failing.checks[2].detail = Some("Not checked: the page hung.".into());
+    let text = fix_prompt(&failing).unwrap();
+    assert!(text.contains("- Check 1: Not checked: the page hung.\n- Check 2\n"), "{text}");
+    assert!(!text.contains("Check 0"), "a passing check is not mentioned");
+    let mut long = report(0, 1);
+    long.checks[0].detail = Some("e".repeat(5_000));
+    let text = fix_prompt(&long).unwrap();
+    assert!(text.chars().count() < 2_100 && text.ends_with("keep everything else as it is."));
+}
+
+use super::guard::{GUARD_CALL, guard_script};
+
+#[test]
+fn loop_bodies_in_inline_scripts_start_with_the_guard() {
+    let js = "for (let i = 0; i < f(x); i++) { a(); }\nwhile (true) {}\ndo { b(); } while (c());\nfor (const k of ks) k();";
+    let guarded = guard_script(js);
+    assert_eq!(guarded.matches(GUARD_CALL).count(), 3, "{guarded}");
+    assert!(guarded.contains("i++) {__flintLoopGuard(); a(); }"));
+    assert!(guarded.contains("while (true) {__flintLoopGuard();}"));
+    assert!(
+        guarded.contains("do {__flintLoopGuard(); b(); } while (c());"),
+        "a do-while's tail is not a body"
+    );
+    assert!(guarded.ends_with("for (const k of ks) k();"), "a loop without braces is left as it is");
+}
+
+#[test]
+fn strings_comments_templates_and_regular_expressions_are_not_code() {
+    let js = r#"const s = "while (1) {"; // for (;;) {
+/* do { */ const t = `for (;;) { ${ "while(1){" } ${a.map((x) => { return x; })}`;
+const r = /for \(;;\) {[/]/g; const half = total / 2; const q = 'do {';
+obj.for(1); obj.while(2); x.do;"#;
+    assert_eq!(guard_script(js), js, "nothing in there is a loop");
+}
+
+#[test]
+fn only_inline_javascript_is_guarded_and_the_rest_of_the_page_is_kept() {
+    let doc = "<!DOCTYPE html><html><body><p>while (x) {}</p>\
+        <script>while (go) { step(); }</script>\
+        <script type=\"module\">for (;;) { tick(); }</script>\
+        <SCRIPT type=\"application/json\">{\"for\": 1}</SCRIPT>\
+        <script type=\"text/template\">for (;;) { }</script>\
+        <script src=\"x.js\"></script></body></html>";
+    let guarded = super::guard_loops(doc);
+    assert_eq!(guarded.matches(GUARD_CALL).count(), 2, "{guarded}");
+    assert!(guarded.contains("<p>while (x) {}</p>"), "text outside scripts is left alone");
+    assert_eq!(guarded.replace(GUARD_CALL, ""), doc, "nothing else changes");
+    assert_eq!(
+        super::guard_loops("<script>while (1) {"),
+        "<script>while (1) {",
+        "an unclosed script is left alone"
+    );
+}

@@ -1,0 +1,96 @@
+// Quality benchmark (issue 16): how often the embedded model's answer passes every check the app runs
+// on a finished page, for a single run, the best of 4 variations and the best of 8, on the same 20
+// prompts (tests/fixtures/quality-prompts.json) with fixed seeds, plus the wall time of each: from Run
+// to every page checked. The app does all of it as a person would see it (tiles, check frames,
+// ranking) in headless Chromium against the real gateway and its llama.cpp model.
+//   node tests/bench/judge.mjs --out bench/judge.md [--prompts N]   (cargo xtask bench judge)
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { launchBrowser, openFlint, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+
+const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : null);
+const out = arg('--out');
+const allPrompts = JSON.parse(readFileSync(new URL('../fixtures/quality-prompts.json', import.meta.url), 'utf8'));
+const prompts = allPrompts.slice(0, Number(arg('--prompts') ?? allPrompts.length));
+const CONFIGS = [1, 4, 8];
+const SEED = 4_200;
+const TIMEOUT_MS = 10 * 60_000;
+
+const upstream = await startUpstream();
+const gateway = await startGateway({ upstreamUrl: upstream.url });
+const browser = await launchBrowser();
+
+/** Runs `prompt` as `count` variations (1: a single run) and reads every page's checks. */
+async function measure(model, prompt, count, seed) {
+  const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: `globalThis.__flintSeed = ${seed};` });
+  await page.getByTestId('variations-count').selectOption(String(count));
+  await page.getByTestId('model-picker').selectOption(model);
+  await page.getByTestId('prompt-input').fill(prompt);
+  const started = Date.now();
+  await page.getByTestId('prompt-input').press('Control+Enter');
+  await waitForStatus(page, 'done', TIMEOUT_MS).catch(() => waitForStatus(page, 'error', 1_000));
+  const selector = count === 1
+    ? '[data-testid="checks-summary"][data-state="done"]'
+    : '[data-testid="tile-checks"][data-state="done"]';
+  const deadline = Date.now() + 60_000;
+  while ((await page.locator(selector).count()) < count && Date.now() < deadline) await page.waitForTimeout(100);
+  const wallMs = Date.now() - started;
+  const scores = await page.locator(selector).evaluateAll((els) => els.map((el) => [Number(el.dataset.passed), Number(el.dataset.total)]));
+  await context.close();
+  return { wallMs, scores, best: scores.some(([p, t]) => p === t && t > 0) };
+}
+
+const modelId = await (async () => {
+  const { page, context } = await openFlint(browser, gateway.url);
+  const id = await page.getByTestId('model-picker').locator('option', { hasText: /smollm2/i }).first().getAttribute('value');
+  await context.close();
+  return id;
+})();
+
+const rows = [];
+const totals = Object.fromEntries(CONFIGS.map((n) => [n, { pass: 0, wallMs: 0 }]));
+for (const [i, prompt] of prompts.entries()) {
+  const row = { prompt, results: {} };
+  // Interleaved per prompt, so that each configuration sees the same machine.
+  for (const count of CONFIGS) {
+    const r = await measure(modelId, prompt, count, SEED + i * 16);
+    row.results[count] = r;
+    totals[count].pass += r.best ? 1 : 0;
+    totals[count].wallMs += r.wallMs;
+    console.log(`[${i + 1}/${prompts.length}] ${prompt} ×${count}: ${r.best ? 'pass' : 'fail'} `
+      + `${JSON.stringify(r.scores)} ${(r.wallMs / 1000).toFixed(1)} s`);
+  }
+  rows.push(row);
+}
+await browser.close();
+await gateway.stop();
+upstream.stop();
+
+const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const single = totals[1].wallMs;
+const label = (n) => (n === 1 ? 'single run' : `best of ${n}`);
+let md = `# Judging: answers passing every check, single run vs best of N\n\n`;
+md += `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n`;
+md += `- Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}\n`;
+md += `- Command: \`cargo xtask bench judge\` (\`node tests/bench/judge.mjs --out bench/judge.md\`)\n`;
+md += `- Model: the embedded model (\`${modelId}\`), the gateway's 8 parallel sequences; seeds ${SEED} + 16 × prompt`
+  + ` (+ tile index), variations at the app's spread of temperatures; a single run uses the model's default sampling.\n`;
+md += `- Checks: the app's own, in each page's hidden check frame (whole document, something shows, the elements the prompt`
+  + ` names, buttons respond, no errors, no failed loads). "Passes" = some page of the run passes all of them.\n`;
+md += `- Wall time: Run pressed → every page of the run checked, summed over the prompts.\n\n`;
+md += `| run | prompts passing | wall time | ÷ single run |\n|---|---:|---:|---:|\n`;
+for (const n of CONFIGS) {
+  md += `| ${label(n)} | **${totals[n].pass}/${prompts.length}** | ${s(totals[n].wallMs)} | ${(totals[n].wallMs / single).toFixed(2)}× |\n`;
+}
+md += `\nTarget (issue 16): best of 8 passes ≥ 17 of 20 where a single run passes about half, in ≤ 2.5× a single run's time.\n\n`;
+md += `| # | prompt | ${CONFIGS.map(label).join(' | ')} |\n|---:|---|${CONFIGS.map(() => '---').join('|')}|\n`;
+for (const [i, row] of rows.entries()) {
+  const cells = CONFIGS.map((n) => {
+    const r = row.results[n];
+    const scores = r.scores.map(([p, t]) => `${p}/${t}`).join(' ');
+    return `${r.best ? '✓' : '✗'} ${scores} (${s(r.wallMs)})`;
+  });
+  md += `| ${i + 1} | ${row.prompt} | ${cells.join(' | ')} |\n`;
+}
+console.log(md);
+if (out) writeFileSync(out, md);
