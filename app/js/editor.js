@@ -250,6 +250,17 @@ export class FlintEditor {
     this.editor?.updateOptions({ readOnly: false });
   }
 
+  /** Selects UTF-16 offsets `start`..`end` of the text and scrolls them into view. */
+  select(start, end) {
+    if (!this.model || !this.editor || this.streaming) return;
+    this.#flush();
+    const a = this.model.getPositionAt(start);
+    const b = this.model.getPositionAt(end);
+    const range = { startLineNumber: a.lineNumber, startColumn: a.column, endLineNumber: b.lineNumber, endColumn: b.column };
+    this.editor.setSelection(range);
+    this.editor.revealRangeInCenterIfOutsideViewport(range);
+  }
+
   /** The editor's text, including appends not yet painted. */
   text() {
     const shown = this.pendingClear || !this.model ? '' : this.model.getValue();
@@ -366,6 +377,10 @@ export class FlintEditor {
 export function createEditor(container) {
   const editor = new FlintEditor(container);
   globalThis.__flint = Object.assign(globalThis.__flint ?? {}, {
+    editorSelection: () => {
+      const selection = editor.editor?.getSelection();
+      return selection ? editor.model.getValueInRange(selection) : '';
+    },
     editorText: () => editor.text(),
     editorReady: () => editor.ready(),
   });

@@ -394,6 +394,20 @@ export class FlintPreview {
     });
   }
 
+  /**
+   * Pick mode on the page shown (a finished page only): the person's next click there picks an
+   * element, and `onPicked(json)` gets the frame's report (the element's path, or `cancelled`).
+   * Returns false when no finished page is shown. `pick(false)` ends it.
+   */
+  pick(on, onPicked) {
+    const front = this.front;
+    if (!front || front.kind !== 'final' || !front.shown || front.muted) return false;
+    this.onPicked = on ? onPicked : null;
+    this.picking = on ? front : null;
+    front.post({ flint: 'pick', on });
+    return true;
+  }
+
   dispose() {
     scheduler.forget(this);
     consoleOut.previews.delete(this);
@@ -453,6 +467,21 @@ export class FlintPreview {
         break;
       case 'pong':
         frame.pong(data.id);
+        break;
+      case 'picked':
+        // Only from the frame asked, once: the page shares that realm, so this is its word.
+        if (frame === this.picking && this.onPicked) {
+          const onPicked = this.onPicked;
+          this.onPicked = null;
+          this.picking = null;
+          let json;
+          try {
+            json = JSON.stringify({ path: data.path, id: data.id, cancelled: data.cancelled === true });
+          } catch (_) {
+            json = '{"cancelled":true}';
+          }
+          onPicked(json.length > 16_384 ? '{"cancelled":true}' : json);
+        }
         break;
       case 'gone':
         // The page is leaving (reload, navigation): start it again now rather than on the next load.

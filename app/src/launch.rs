@@ -9,7 +9,8 @@ use leptos::prelude::*;
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::{bench_seed, random};
-use crate::judge::{Report, fix_prompt};
+use crate::judge::{Report, expected, fix_prompt};
+use crate::pick::scope_prompt;
 use crate::prompt::{Ask, Job, compose, too_long_for_any};
 use crate::run::Runner;
 use crate::variations::{best_of_lanes, compare_lanes, variation_lanes};
@@ -105,11 +106,18 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         Launch::AsDrafted => context_now(runner, draft),
         Launch::Fresh => Context::default(),
     };
-    let prompt = draft.prompt.get_untracked();
+    let mut prompt = draft.prompt.get_untracked();
     let goal = draft.goal.get_untracked();
     // A count of other texts (a reply not yet in, or a fresh run's) cannot plan this request.
     let sent = state.budget_sent.get_untracked();
-    let budget = state.budget.get_untracked().filter(|b| b.revision == sent && how == Launch::AsDrafted);
+    let mut budget = state.budget.get_untracked().filter(|b| b.revision == sent && how == Launch::AsDrafted);
+    // An element picked in the preview holds the edit to it.
+    let picked = context.file.as_deref().and_then(|file| runner.picked_now(file));
+    if let (Some(file), Some(picked)) = (context.file.as_deref(), &picked) {
+        prompt = scope_prompt(file, picked, &prompt);
+        // The count was of the draft without the element's source.
+        budget = None;
+    }
     let ask = Ask {
         prompt: &prompt,
         goal: &goal,
@@ -125,6 +133,13 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         }
     };
     dress(&mut job, runner, choice, draft);
+    if let Some(picked) = picked {
+        // The history and the versions keep what the person typed, not the scoping around it.
+        job.prompt = draft.prompt.get_untracked().trim().to_owned();
+        job.expect = expected(&[&job.prompt, &goal]);
+        job.scope = Some(picked.lines);
+        runner.clear_pick();
+    }
     let seed = bench_seed().unwrap_or_else(|| (random() * 1e9) as u64);
     if fan_out.compare.get_untracked() {
         let compared = fan_out.compared.get_untracked();

@@ -26,6 +26,7 @@ pub mod launch;
 pub mod meter;
 pub mod metrics;
 pub mod models;
+pub mod pick;
 pub mod profiles;
 pub mod prompt;
 pub mod review;

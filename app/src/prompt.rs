@@ -32,6 +32,9 @@ pub struct Job {
     pub expect: Vec<&'static Term>,
     /// Which automatic or asked-for fix of an earlier page this is (0: the person's own prompt).
     pub fix_attempt: u8,
+    /// The lines (1-based, inclusive) of the element picked in the preview: its edits must stay
+    /// inside them (those outside are proposed unticked and reported).
+    pub scope: Option<(usize, usize)>,
 }
 
 impl Job {
@@ -48,6 +51,7 @@ impl Job {
             prompt_tokens: None,
             expect: expected(&[parts.prompt, parts.goal]),
             fix_attempt: 0,
+            scope: None,
         }
     }
 

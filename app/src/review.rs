@@ -34,6 +34,25 @@ pub struct HunkView {
 }
 
 impl Review {
+    /// Unticks every hunk that changes lines outside `lines` (1-based, inclusive, of the base):
+    /// an edit scoped to a picked element keeps only what falls inside it. Returns how many.
+    pub fn keep_only_within(&mut self, (first, last): (usize, usize)) -> usize {
+        let mut outside = 0;
+        for (hunk, kept) in self.hunks.iter().zip(self.accepted.iter_mut()) {
+            // 0-based, end exclusive; an insertion (empty range) must sit between the first and last line.
+            let inside = if hunk.old.is_empty() {
+                hunk.old.start >= first && hunk.old.start < last
+            } else {
+                hunk.old.start + 1 >= first && hunk.old.end <= last
+            };
+            if !inside {
+                *kept = false;
+                outside += 1;
+            }
+        }
+        outside
+    }
+
     /// A review of `proposal` against `base`, every hunk kept.
     pub fn new(base: String, proposal: String, hunks: Vec<DiffHunk>) -> Self {
         let accepted = vec![true; hunks.len()];
@@ -163,6 +182,25 @@ mod tests {
         assert_eq!(r.result(), r.base);
         r.set(7, true);
         assert_eq!(r.kept(), 0);
+    }
+
+    #[test]
+    fn an_edit_scoped_to_a_picked_element_keeps_only_the_hunks_inside_it() {
+        // Hunks change line 2 and line 4 (1-based); the element spans lines 2–3.
+        let mut r = review();
+        assert_eq!(r.keep_only_within((2, 3)), 1);
+        assert_eq!(r.accepted, [true, false]);
+        assert_eq!(r.result(), "a\nB b\nc\nd\n");
+        let mut r = review();
+        assert_eq!(r.keep_only_within((1, 4)), 0, "both inside");
+        let mut r = review();
+        assert_eq!(r.keep_only_within((3, 3)), 2, "neither inside");
+        let mut r = review();
+        r.hunks[1].old = 2..2;
+        assert_eq!(r.keep_only_within((2, 3)), 0, "an insertion between the element's lines is inside");
+        let mut r = review();
+        r.hunks[1].old = 3..3;
+        assert_eq!(r.keep_only_within((2, 3)), 1, "an insertion after its last line is not");
     }
 
     #[test]

@@ -32,6 +32,7 @@ use crate::workspace::Workspace;
 
 mod checks;
 mod exec;
+mod pick;
 mod shown;
 mod state;
 mod tiles;

@@ -131,17 +131,19 @@ test('a restored page is shown still after a reload and runs only after a click'
   const { page, context } = await openFlint(flint.browser, flint.gateway.url,
     `/#p=${v1Link({ prompt: 'restore me', code })}`);
   await page.getByTestId('run-held-page').click();
-  await assertEventually(async () => attacker.seen.length === 1, 'the page did not run once clicked');
-  // Wait for the session to be saved with this code, then come back to it.
+  await assertEventually(async () => attacker.seen.length >= 1, 'the page did not run once clicked');
+  // Wait for the session to be saved with this code (and for the page's check frame, which runs it
+  // too), then come back to it.
   await page.waitForTimeout(1500);
+  const ran = attacker.seen.length;
   await page.reload();
   await waitConnected(page);
   await assertEventually(async () => (await editorText(page)) === code, 'the code was not restored');
   await page.getByTestId('held-page').waitFor({ timeout: 10_000 });
   await page.waitForTimeout(1000);
-  assert.equal(attacker.seen.length, 1, 'the restored page ran again without a click');
+  assert.equal(attacker.seen.length, ran, 'the restored page (or its check) ran again without a click');
   await page.getByTestId('run-held-page').click();
-  await assertEventually(async () => attacker.seen.length === 2, 'the restored page did not run once clicked');
+  await assertEventually(async () => attacker.seen.length > ran, 'the restored page did not run once clicked');
   await context.close();
   await attacker.close();
 });

@@ -1,7 +1,8 @@
 // Issue 16 end to end: every finished page is run again hidden and checked (whole document, something
 // shows, the elements the prompt names, buttons respond, no errors, no failed loads); variations are
 // ranked by their checks and "Pick best" promotes the winner; a failing page offers Fix (button and
-// F key), auto-fix stops at its cap and after a cancel; a page that hangs its checks is given up on.
+// F key), auto-fix stops at its cap and after a cancel; a page that loops is stopped in its check;
+// picking the second of three buttons scopes the next edit to it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -9,7 +10,8 @@ import {
 } from './harness.mjs';
 
 const flint = useFlint({
-  models: ['judge-best', 'judge-dead', 'judge-error', 'judge-error@40', 'judge-bare', 'judge-fix', 'judge-loop'],
+  models: ['judge-best', 'judge-dead', 'judge-error', 'judge-error@40', 'judge-bare', 'judge-fix', 'judge-loop',
+    'pick-page', 'pick-red'],
 });
 
 /** Problems of Flint's own page: the generated pages' errors (which Playwright also reports) are left out. */
@@ -183,5 +185,40 @@ test('a page that loops forever when clicked is stopped in its check, and the pr
   await assertEventually(async () => (await page.getByTestId('preview-stack').evaluate((el) => el.getBoundingClientRect().width)) === 390,
     'the phone width did not apply');
   assert.equal(await page.locator('iframe[data-role="check"]').count(), 0, 'the hung check frame was not removed');
+  assert.deepEqual(pageOwn(problems), []);
+});
+
+test('picking the second of three buttons and asking "make it red" changes only that button', async () => {
+  await flint.upstream.reset();
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/pick-page', 'three buttons');
+  await waitForStatus(page, 'done');
+  await mainChecks(page);
+  const before = await editorText(page);
+
+  await page.getByTestId('pick-element').click();
+  const shown = page.frameLocator('[data-testid="preview-frame"]');
+  await shown.locator('#b2').click();
+  await page.getByTestId('picked').waitFor({ timeout: 5_000 });
+  assert.match(await page.getByTestId('picked').textContent(), /Editing <button> · line 10/);
+  assert.equal(await page.evaluate(() => window.__flint.editorSelection()), '<button id="b2" type="button">Two</button>',
+    'the editor does not select the picked element\'s source');
+  // The page heard no click while picking, and carries no annotations.
+  assert.equal(await shown.locator('[data-flint-src]').count(), 0);
+
+  await runPrompt(page, 'scripted/pick-red', 'make it red');
+  await waitForStatus(page, 'done');
+  const sent = (await flint.upstream.requests()).at(-1).body.messages.map((m) => m.content).join('\n');
+  assert.match(sent, /Change only this <button> element \(lines 10–10 of the file\)/);
+  assert.match(sent, /<button id="b2" type="button">Two<\/button>\n```\nmake it red/);
+  assert.equal(await page.getByTestId('picked').count(), 0, 'the pick is kept after the request that used it');
+  // The edit outside the element (the title) is reported and left unticked; the button's is kept.
+  assert.match(await page.getByTestId('error-message').textContent(), /1 edit falls outside the element you picked \(lines 10–10\)/);
+  await page.getByTestId('apply-review').click();
+  await assertEventually(async () => (await editorText(page)).includes('style="background: red'), 'the button was not changed');
+  const after = await editorText(page);
+  assert.ok(after.includes('<title>Three buttons</title>'), 'the edit outside the picked element was applied');
+  assert.deepEqual(after.split('\n').filter((line, i) => line !== before.split('\n')[i]),
+    ['  <button id="b2" type="button" style="background: red; color: white">Two</button>'], 'more than the button changed');
   assert.deepEqual(pageOwn(problems), []);
 });

@@ -76,6 +76,7 @@ fn job(base: Option<&str>) -> Rc<Job> {
         prompt_tokens: None,
         expect: Vec::new(),
         fix_attempt: 0,
+        scope: None,
     })
 }
 

@@ -83,6 +83,18 @@ impl Generation {
         }
         // Blocks that did not apply stay listed from the edit report (see `FailedEdits`).
         let mut review = Review::new(base.clone(), proposal, report.hunks);
+        if let Some(scope) = self.job.scope {
+            let outside = review.keep_only_within(scope);
+            if outside > 0 {
+                let edits = if outside == 1 { "1 edit falls" } else { "Some edits fall" };
+                out.push(Command::Show(Display::Error(Some(format!(
+                    "{edits} outside the element you picked (lines {}–{}): {} left unticked in the review.",
+                    scope.0,
+                    scope.1,
+                    if outside == 1 { "it is" } else { "they are" }
+                )))));
+            }
+        }
         review.prompt.clone_from(&self.job.prompt);
         review.model.clone_from(&self.model);
         review.parent = self.job.parent;

@@ -30,6 +30,9 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn text(this: &FlintEditor) -> String;
 
+    #[wasm_bindgen(method)]
+    fn select(this: &FlintEditor, start: u32, end: u32);
+
     #[wasm_bindgen(method, js_name = setOnEdit)]
     fn set_on_edit(this: &FlintEditor, callback: Option<&Closure<dyn FnMut()>>);
 
@@ -108,6 +111,13 @@ impl Editor {
     /// The current text, including appends not yet painted.
     pub fn text(&self) -> String {
         self.js.text()
+    }
+
+    /// Selects bytes `start..end` of `text` (the editor's text) and scrolls them into view.
+    pub fn select(&self, text: &str, start: usize, end: usize) {
+        // Monaco counts UTF-16 units.
+        let units = |at: usize| text.get(..at).map_or(0, |t| t.encode_utf16().count()) as u32;
+        self.js.select(units(start), units(end));
     }
 }
 

@@ -26,6 +26,9 @@ extern "C" {
     fn dispose(this: &PageCheck);
 }
 
+/// A callback JS calls with a JSON report.
+type JsonCallback = Closure<dyn FnMut(String)>;
+
 /// A running check and the callback it reports to; dropping it stops the check.
 struct Checking {
     js: PageCheck,
@@ -64,6 +67,9 @@ extern "C" {
 
     #[wasm_bindgen(method)]
     fn dispose(this: &FlintPreview);
+
+    #[wasm_bindgen(method, js_name = pick)]
+    fn pick_js(this: &FlintPreview, on: bool, on_picked: &Closure<dyn FnMut(String)>) -> bool;
 }
 
 /// The live preview: snapshots morph a sandboxed runtime frame while an answer streams; the finished
@@ -75,6 +81,8 @@ pub struct Preview {
     runtime_url: String,
     /// The page being checked, if any; a new check replaces it.
     checking: RefCell<Option<Checking>>,
+    /// Pick mode's callback, while the person picks.
+    on_picked: RefCell<Option<JsonCallback>>,
     _on_console: Closure<dyn FnMut(String, String)>,
     /// The latest `run`'s callback; JS never calls a superseded one, so replacing it is safe.
     on_shown: RefCell<Option<Closure<dyn FnMut()>>>,
@@ -97,6 +105,7 @@ impl Preview {
             container: container.clone(),
             runtime_url: runtime_url.to_owned(),
             checking: RefCell::new(None),
+            on_picked: RefCell::new(None),
             _on_console: callback,
             on_shown: RefCell::new(None),
         }
@@ -134,6 +143,31 @@ impl Preview {
         let js = create_check(&self.container, &self.runtime_url, doc, expect_json, &callback);
         // The previous check (if any) is disposed here, after the new one exists.
         *self.checking.borrow_mut() = Some(Checking { js, _on_done: callback });
+    }
+}
+
+impl Preview {
+    /// Pick mode on the finished page shown: the person's next click there picks an element and
+    /// `on_picked` gets the frame's report as JSON (its path, or `cancelled`), once, never from
+    /// inside this call. False when no finished page is shown. `stop_picking` ends it.
+    pub fn pick(&self, on_picked: impl FnOnce(String) + 'static) -> bool {
+        let mut on_picked = Some(on_picked);
+        let callback = Closure::<dyn FnMut(String)>::new(move |json: String| {
+            if let Some(done) = on_picked.take() {
+                // Not inside the frame's message: the callback may end pick mode (and drop this).
+                leptos::task::spawn_local(async move { done(json) });
+            }
+        });
+        let started = self.js.pick_js(true, &callback);
+        *self.on_picked.borrow_mut() = started.then_some(callback);
+        started
+    }
+
+    /// Ends pick mode.
+    pub fn stop_picking(&self) {
+        let noop = Closure::<dyn FnMut(String)>::new(|_: String| {});
+        self.js.pick_js(false, &noop);
+        self.on_picked.borrow_mut().take();
     }
 }
 

@@ -11,6 +11,7 @@ use crate::console::ConsoleLog;
 pub use crate::generation::StreamStatus;
 use crate::judge::Checked;
 use crate::metrics::LiveMetrics;
+use crate::pick::Picked;
 use crate::review::Review;
 use crate::versions::Versions;
 
@@ -56,6 +57,12 @@ pub struct RunState {
     pub checks: RwSignal<Checked>,
     /// Which fix of an earlier page the main generation is (0: the person's own prompt).
     pub fix_attempt: RwSignal<u8>,
+    /// Pick mode is on in the main preview.
+    pub picking: RwSignal<bool>,
+    /// The element picked there: the next edit is held to it.
+    pub picked: RwSignal<Option<Picked>>,
+    /// Why the last pick picked nothing.
+    pub pick_note: RwSignal<Option<String>>,
 }
 
 impl RunState {
@@ -79,6 +86,9 @@ impl RunState {
             held: RwSignal::new(false),
             checks: RwSignal::new(Checked::Waiting),
             fix_attempt: RwSignal::new(0),
+            picking: RwSignal::new(false),
+            picked: RwSignal::new(None),
+            pick_note: RwSignal::new(None),
         }
     }
 }

@@ -1,0 +1,86 @@
+//! Picking an element in the main preview: pick mode on the running page, the click's path found in
+//! the code ([`crate::pick`]), the editor's selection, and what the next edit is held to.
+
+use leptos::prelude::*;
+
+use super::{Runner, StreamStatus};
+use crate::pick::{PickReport, Picked, find};
+
+#[derive(serde::Deserialize)]
+struct Answer {
+    #[serde(default)]
+    cancelled: bool,
+    #[serde(flatten)]
+    report: Option<PickReport>,
+}
+
+impl Runner {
+    /// Pick mode: the person's next click in the main preview picks an element (Esc there, or
+    /// [`Self::stop_pick`], ends it). Says why when the page shown cannot be picked from.
+    pub fn start_pick(&self) {
+        let state = self.state;
+        state.pick_note.set(None);
+        if state.status.get_untracked() == StreamStatus::Streaming {
+            state.pick_note.set(Some("Wait for the answer to finish, then pick.".into()));
+            return;
+        }
+        let inner = self.inner();
+        let runner = *self;
+        let started = inner
+            .preview
+            .borrow()
+            .as_ref()
+            .is_some_and(|preview| preview.pick(move |json| runner.picked(&json)));
+        if started {
+            state.picking.set(true);
+        } else {
+            state.pick_note.set(Some(
+                "Picking works on a running page: run it first (\u{201c}Run this page\u{201d}, or Run)."
+                    .into(),
+            ));
+        }
+    }
+
+    /// Ends pick mode without a pick.
+    pub fn stop_pick(&self) {
+        if let Some(preview) = self.inner().preview.borrow().as_ref() {
+            preview.stop_picking();
+        }
+        self.state.picking.set(false);
+    }
+
+    /// Forgets the picked element: the next edit may change the whole file.
+    pub fn clear_pick(&self) {
+        self.state.picked.set(None);
+        self.state.pick_note.set(None);
+    }
+
+    /// The element picked in the current code, if it still is there as picked.
+    pub fn picked_now(&self, code: &str) -> Option<Picked> {
+        let picked = self.state.picked.get_untracked()?;
+        // Offsets go stale when the code changed since: then it is not where it was picked.
+        let opening = format!("<{}", picked.tag);
+        let still = code
+            .get(picked.start..picked.start + opening.len())
+            .is_some_and(|at| at.eq_ignore_ascii_case(&opening));
+        still.then_some(picked)
+    }
+
+    /// The frame's answer to pick mode.
+    fn picked(&self, json: &str) {
+        let state = self.state;
+        state.picking.set(false);
+        let answer = serde_json::from_str::<Answer>(json).ok();
+        let Some(Answer { cancelled: false, report: Some(report) }) = answer else { return };
+        let Some(code) = self.code() else { return };
+        match find(&code, &report) {
+            Ok(picked) => {
+                if let Some(editor) = self.inner().editor.borrow().as_ref() {
+                    editor.select(&code, picked.start, picked.end);
+                }
+                state.picked.set(Some(picked));
+            }
+            Err(why) => state.pick_note.set(Some(format!("Nothing picked: {why}."))),
+        }
+    }
+}
