@@ -16,9 +16,24 @@ const MESSAGES_MAX = 20;
 /** Longest report passed on, in UTF-16 units. */
 const REPORT_CHARS = 64 * 1024;
 
+// Check frames live in one host of their own, laid out at a desktop size wherever the preview they
+// check is (a tile's grid may be display:none while the person looks at the main preview, and a frame
+// there would have no layout to judge). Invisible, and out of the way of the pointer.
+const HOST_STYLE = 'position:fixed;left:-12000px;top:0;width:1024px;height:768px;visibility:hidden;pointer-events:none;';
+let host = null;
+function checkHost() {
+  if (!host || !host.isConnected) {
+    host = document.createElement('div');
+    host.setAttribute('style', HOST_STYLE);
+    host.setAttribute('aria-hidden', 'true');
+    host.dataset.testid = 'check-frames';
+    document.body.appendChild(host);
+  }
+  return host;
+}
+
 class PageCheck {
-  constructor(container, runtimeUrl, doc, expect, onDone) {
-    this.container = container;
+  constructor(runtimeUrl, doc, expect, onDone) {
     this.runtimeUrl = runtimeUrl;
     this.doc = doc;
     this.expect = expect;
@@ -41,10 +56,10 @@ class PageCheck {
     el.setAttribute('aria-hidden', 'true');
     el.setAttribute('tabindex', '-1');
     el.setAttribute('data-role', 'check');
-    el.className = 'preview-frame back';
+    el.setAttribute('style', 'border:0;width:100%;height:100%;');
     el.addEventListener('load', () => this.#load());
     el.src = this.runtimeUrl;
-    this.container.appendChild(el);
+    checkHost().appendChild(el);
     this.el = el;
   }
 
@@ -115,13 +130,13 @@ class PageCheck {
   }
 }
 
-/** Runs `doc` hidden inside `container` and judges it; `onDone(json)` gets the outcome once. */
-export function createCheck(container, runtimeUrl, doc, expectJson, onDone) {
+/** Runs `doc` in a hidden check frame and judges it; `onDone(json)` gets the outcome once. */
+export function createCheck(runtimeUrl, doc, expectJson, onDone) {
   let expect = [];
   try {
     expect = JSON.parse(expectJson);
   } catch (_) {
     // The app's own list; an unreadable one checks only what every page is checked for.
   }
-  return new PageCheck(container, runtimeUrl, doc, expect, onDone);
+  return new PageCheck(runtimeUrl, doc, expect, onDone);
 }

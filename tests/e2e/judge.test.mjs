@@ -52,7 +52,12 @@ test('four variations of known quality are ranked by their checks, and B picks t
   await page.getByTestId('prompt-input').fill('a button that counts clicks');
   await page.getByTestId('run-button').click();
   await assertEventually(async () => (await page.getByTestId('variation-tile').count()) === 4, 'there are not four tiles');
+  // The person looks at the main preview while the tiles finish (their grid is display:none): the
+  // checks still see the pages laid out.
+  await page.getByTestId('tab-preview').click();
   await waitForStatus(page, 'done');
+  await page.waitForTimeout(2_000);
+  await page.getByTestId('tab-variations').click();
   const badges = page.locator('[data-testid="tile-checks"][data-state="done"]');
   await assertEventually(async () => (await badges.count()) === 4, 'not every tile was checked', 20_000);
 

@@ -15,7 +15,6 @@ extern "C" {
 
     #[wasm_bindgen(js_name = createCheck)]
     fn create_check(
-        container: &HtmlElement,
         runtime_url: &str,
         doc: &str,
         expect: &str,
@@ -77,7 +76,6 @@ extern "C" {
 /// limited (200 a second per preview), clipped and delivered once per animation frame.
 pub struct Preview {
     js: FlintPreview,
-    container: HtmlElement,
     runtime_url: String,
     /// The page being checked, if any; a new check replaces it.
     checking: RefCell<Option<Checking>>,
@@ -102,7 +100,6 @@ impl Preview {
         let js = create_preview(container, runtime_url, &callback);
         Self {
             js,
-            container: container.clone(),
             runtime_url: runtime_url.to_owned(),
             checking: RefCell::new(None),
             on_picked: RefCell::new(None),
@@ -140,7 +137,7 @@ impl Preview {
                 done(json);
             }
         });
-        let js = create_check(&self.container, &self.runtime_url, doc, expect_json, &callback);
+        let js = create_check(&self.runtime_url, doc, expect_json, &callback);
         // The previous check (if any) is disposed here, after the new one exists.
         *self.checking.borrow_mut() = Some(Checking { js, _on_done: callback });
     }
