@@ -86,6 +86,8 @@ struct Inner {
     main_check: Cell<u64>,
     /// Itself, for callbacks that must not keep it alive.
     this: Weak<Inner>,
+    /// A tile's Pick waits for its promoted page to show in the main preview.
+    pick_pending: Cell<bool>,
 }
 
 /// Runs generations; `Copy`, shared through context (see [`expect_runner`]).
@@ -142,6 +144,7 @@ impl Runner {
                 check_seq: Cell::new(0),
                 main_check: Cell::new(0),
                 this,
+                pick_pending: Cell::new(false),
             }
         });
         Self { inner: StoredValue::new_local(inner), state, workspace }

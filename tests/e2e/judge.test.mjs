@@ -212,6 +212,8 @@ test('picking the second of three buttons and asking "make it red" changes only 
   assert.equal(await shown.locator('[data-flint-src]').count(), 0);
 
   await runPrompt(page, 'scripted/pick-red', 'make it red');
+  // Run may wait a moment for the count of the new prompt: the status is still "done" until then.
+  await assertEventually(async () => (await flint.upstream.requests()).length === 2, 'the edit was not sent');
   await waitForStatus(page, 'done');
   const sent = (await flint.upstream.requests()).at(-1).body.messages.map((m) => m.content).join('\n');
   assert.match(sent, /Change only this <button> element \(lines 10–10 of the file\)/);
@@ -225,5 +227,25 @@ test('picking the second of three buttons and asking "make it red" changes only 
   assert.ok(after.includes('<title>Three buttons</title>'), 'the edit outside the picked element was applied');
   assert.deepEqual(after.split('\n').filter((line, i) => line !== before.split('\n')[i]),
     ['  <button id="b2" type="button" style="background: red; color: white">Two</button>'], 'more than the button changed');
+  assert.deepEqual(pageOwn(problems), []);
+});
+
+test('Pick on a tile promotes it and picks in its page', async () => {
+  await flint.upstream.reset();
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('compare-toggle').check();
+  for (const model of ['pick-page', 'judge-best']) {
+    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
+  }
+  await page.getByTestId('prompt-input').fill('three buttons');
+  await page.getByTestId('run-button').click();
+  await waitForStatus(page, 'done');
+  await tileOf(page, 'pick-page').getByTestId('tile-pick').click();
+  // The main preview shows the promoted page, already in pick mode.
+  await assertEventually(async () => /Picking/.test(await page.getByTestId('pick-element').textContent()),
+    'pick mode did not start once the promoted page showed');
+  await page.getByTestId('preview-stack').frameLocator('[data-testid="preview-frame"]').locator('#b3').click();
+  await page.getByTestId('picked').waitFor({ timeout: 5_000 });
+  assert.equal(await page.evaluate(() => window.__flint.editorSelection()), '<button id="b3" type="button">Three</button>');
   assert.deepEqual(pageOwn(problems), []);
 });

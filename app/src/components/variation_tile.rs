@@ -19,6 +19,9 @@ pub fn VariationTile(
     /// Sends this tile's failed checks to the model, after promoting it.
     #[prop(into)]
     on_fix: Callback<u64>,
+    /// Promotes it and starts picking an element in its page.
+    #[prop(into)]
+    on_pick: Callback<u64>,
     /// Its place when ranked by checks (1 = best), once its checks are in.
     #[prop(into)]
     rank: Signal<Option<usize>>,
@@ -109,6 +112,16 @@ pub fn VariationTile(
                 >
                     {move || if tile.promoted.get() { "Current ✓" } else { "Promote" }}
                 </button>
+                <Show when=move || !streaming()>
+                    <button
+                        class="link-btn"
+                        data-testid="tile-pick"
+                        title="Make this the current version and point at an element of its page to change just it"
+                        on:click=move |_| on_pick.run(key)
+                    >
+                        "Pick"
+                    </button>
+                </Show>
                 <Show when=failing>
                     <button
                         class="link-btn"

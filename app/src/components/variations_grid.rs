@@ -50,6 +50,13 @@ pub fn VariationsGrid() -> impl IntoView {
         None => note
             .set(Some("No variation is ranked yet: their pages are still being written or checked.".into())),
     });
+    let pick = Callback::new(move |key: u64| match runner.pick_in_tile(key) {
+        Ok(()) => {
+            note.set(None);
+            fan_out.show_tiles.set(false);
+        }
+        Err(why) => note.set(Some(format!("Not promoted: {why}."))),
+    });
     let fix = Callback::new(move |key: u64| {
         let report = tiles.with_untracked(|list| {
             list.iter().find(|t| t.key == key).and_then(|t| t.checks.with_untracked(|c| c.report().cloned()))
@@ -133,6 +140,7 @@ pub fn VariationsGrid() -> impl IntoView {
                         tile=tile.clone()
                         on_promote=promote
                         on_fix=fix
+                        on_pick=pick
                         rank=Signal::derive(move || ranking.rank_of(tile.key))
                         best=Signal::derive(move || ranking.best.get() == Some(tile.key))
                         hidden=Signal::derive(move || {

@@ -1,9 +1,12 @@
 //! Picking an element in the main preview: pick mode on the running page, the click's path found in
-//! the code ([`crate::pick`]), the editor's selection, and what the next edit is held to.
+//! the code ([`crate::pick`]), the editor's selection, and what the next edit is held to. A tile's
+//! Pick promotes it first and starts picking once its page runs in the main preview.
+
+use std::rc::Rc;
 
 use leptos::prelude::*;
 
-use super::{Runner, StreamStatus};
+use super::{Inner, Runner, StreamStatus};
 use crate::pick::{PickReport, Picked, find};
 
 #[derive(serde::Deserialize)]
@@ -18,32 +21,21 @@ impl Runner {
     /// Pick mode: the person's next click in the main preview picks an element (Esc there, or
     /// [`Self::stop_pick`], ends it). Says why when the page shown cannot be picked from.
     pub fn start_pick(&self) {
-        let state = self.state;
-        state.pick_note.set(None);
-        if state.status.get_untracked() == StreamStatus::Streaming {
-            state.pick_note.set(Some("Wait for the answer to finish, then pick.".into()));
-            return;
-        }
+        self.inner().start_pick(false);
+    }
+
+    /// Promotes tile `key` and picks in its page once the main preview runs it.
+    pub fn pick_in_tile(&self, key: u64) -> Result<(), &'static str> {
         let inner = self.inner();
-        let runner = *self;
-        let started = inner
-            .preview
-            .borrow()
-            .as_ref()
-            .is_some_and(|preview| preview.pick(move |json| runner.picked(&json)));
-        if started {
-            state.picking.set(true);
-        } else {
-            state.pick_note.set(Some(
-                "Picking works on a running page: run it first (\u{201c}Run this page\u{201d}, or Run)."
-                    .into(),
-            ));
-        }
+        inner.pick_pending.set(true);
+        self.promote(key).inspect_err(|_| inner.pick_pending.set(false))
     }
 
     /// Ends pick mode without a pick.
     pub fn stop_pick(&self) {
-        if let Some(preview) = self.inner().preview.borrow().as_ref() {
+        let inner = self.inner();
+        inner.pick_pending.set(false);
+        if let Some(preview) = inner.preview.borrow().as_ref() {
             preview.stop_picking();
         }
         self.state.picking.set(false);
@@ -55,7 +47,7 @@ impl Runner {
         self.state.pick_note.set(None);
     }
 
-    /// The element picked in the current code, if it still is there as picked.
+    /// The element picked in the current code, if it is still there as picked.
     pub fn picked_now(&self, code: &str) -> Option<Picked> {
         let picked = self.state.picked.get_untracked()?;
         // Offsets go stale when the code changed since: then it is not where it was picked.
@@ -65,6 +57,41 @@ impl Runner {
             .is_some_and(|at| at.eq_ignore_ascii_case(&opening));
         still.then_some(picked)
     }
+}
+
+impl Inner {
+    /// Pick mode on the main preview; `quiet` when a tile's promoted page asked for it on showing.
+    pub(super) fn start_pick(&self, quiet: bool) {
+        let state = self.state;
+        state.pick_note.set(None);
+        if state.status.get_untracked() == StreamStatus::Streaming {
+            state.pick_note.set(Some("Wait for the answer to finish, then pick.".into()));
+            return;
+        }
+        let weak = self.this.clone();
+        let started = self.preview.borrow().as_ref().is_some_and(|preview| {
+            preview.pick(move |json| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.picked(&json);
+                }
+            })
+        });
+        if started {
+            state.picking.set(true);
+        } else if !quiet {
+            state.pick_note.set(Some(
+                "Picking works on a running page: run it first (\u{201c}Run this page\u{201d}, or Run)."
+                    .into(),
+            ));
+        }
+    }
+
+    /// A page was shown in the main preview: a tile's Pick waiting for it starts now.
+    pub(super) fn main_page_shown(self: &Rc<Self>) {
+        if self.pick_pending.take() {
+            self.start_pick(false);
+        }
+    }
 
     /// The frame's answer to pick mode.
     fn picked(&self, json: &str) {
@@ -72,10 +99,11 @@ impl Runner {
         state.picking.set(false);
         let answer = serde_json::from_str::<Answer>(json).ok();
         let Some(Answer { cancelled: false, report: Some(report) }) = answer else { return };
-        let Some(code) = self.code() else { return };
+        self.flush_edits();
+        let code = self.workspace.code();
         match find(&code, &report) {
             Ok(picked) => {
-                if let Some(editor) = self.inner().editor.borrow().as_ref() {
+                if let Some(editor) = self.editor.borrow().as_ref() {
                     editor.select(&code, picked.start, picked.end);
                 }
                 state.picked.set(Some(picked));

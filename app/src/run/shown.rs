@@ -87,7 +87,12 @@ impl Inner {
                 preview.snapshot(&page);
             }
             Some(preview) => {
-                preview.run(&page, || {});
+                let weak = self.this.clone();
+                preview.run(&page, move || {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.main_page_shown();
+                    }
+                });
                 let expect = self.expect.borrow().clone();
                 self.check_page(super::Target::Main, preview, &page, expect);
             }
