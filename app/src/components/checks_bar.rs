@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::components::check_list::CheckList;
 use crate::components::device_sizes::{DeviceSize, DeviceSizes};
+use crate::components::pick_control::PickControl;
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::fix::use_fix;
@@ -46,30 +47,7 @@ pub fn ChecksBar(size: RwSignal<DeviceSize>) -> impl IntoView {
             }
         })
     };
-    let summary = move || {
-        match state.checks.get() {
-        Checked::Waiting => ().into_any(),
-        Checked::Running => view! { <span class="checks-summary" data-testid="checks-summary" data-state="running">"Checking the page…"</span> }.into_any(),
-        Checked::Done(report) => {
-            let failed = !report.all_pass();
-            view! {
-                <details class="checks-details">
-                    <summary
-                        class=if failed { "checks-summary fail" } else { "checks-summary pass" }
-                        data-testid="checks-summary"
-                        data-state="done"
-                        data-passed=report.passed()
-                        data-total=report.total()
-                    >
-                        {if failed { format!("✗ {}", report.summary()) } else { format!("✓ {}", report.summary()) }}
-                    </summary>
-                    <CheckList report=report />
-                </details>
-            }
-            .into_any()
-        }
-    }
-    };
+    let summary = move || summary_view(state.checks.get());
     view! {
         <div class="checks-bar" data-testid="checks-bar">
             {summary}
@@ -91,44 +69,35 @@ pub fn ChecksBar(size: RwSignal<DeviceSize>) -> impl IntoView {
     }
 }
 
-/// Pick: point at an element of the running page; the editor selects its source and the next edit
-/// is held to it (shown as a chip to clear).
-#[component]
-fn PickControl() -> impl IntoView {
-    let runner = expect_runner();
-    let state = runner.state();
-    let toggle = move |_| {
-        if state.picking.get_untracked() {
-            runner.stop_pick();
-        } else {
-            runner.start_pick();
+/// The checks' one line: checking, or the summary with the list under it.
+fn summary_view(checked: Checked) -> AnyView {
+    let report = match checked {
+        Checked::Waiting => return ().into_any(),
+        Checked::Running => {
+            return view! {
+                <span class="checks-summary" data-testid="checks-summary" data-state="running">
+                    "Checking the page…"
+                </span>
+            }
+            .into_any();
         }
+        Checked::Done(report) => report,
     };
+    let failed = !report.all_pass();
+    let text = if failed { format!("✗ {}", report.summary()) } else { format!("✓ {}", report.summary()) };
     view! {
-        <button
-            class="device"
-            class:active=move || state.picking.get()
-            data-testid="pick-element"
-            title="Click an element in the preview: the editor selects its source, and the next edit changes only it"
-            on:click=toggle
-        >
-            {move || if state.picking.get() { "Picking… (Esc)" } else { "Pick" }}
-        </button>
-        {move || {
-            state
-                .picked
-                .get()
-                .map(|picked| {
-                    view! {
-                        <span class="picked-chip" data-testid="picked" title="The next edit changes only this element">
-                            {format!("Editing <{}> · line {}", picked.tag, picked.lines.0)}
-                            <button class="link-btn" data-testid="clear-pick" on:click=move |_| runner.clear_pick()>
-                                "✕"
-                            </button>
-                        </span>
-                    }
-                })
-        }}
-        {move || state.pick_note.get().map(|n| view! { <span class="fix-note" data-testid="pick-note">{n}</span> })}
+        <details class="checks-details">
+            <summary
+                class=if failed { "checks-summary fail" } else { "checks-summary pass" }
+                data-testid="checks-summary"
+                data-state="done"
+                data-passed=report.passed()
+                data-total=report.total()
+            >
+                {text}
+            </summary>
+            <CheckList report=report />
+        </details>
     }
+    .into_any()
 }

@@ -18,6 +18,7 @@ mod metrics_bar;
 mod model_notice;
 mod model_picker;
 mod own_keys;
+mod pick_control;
 mod pinned_goal;
 mod preview;
 mod preview_tabs;
