@@ -14,7 +14,8 @@
 //   the person never sees it, so its buttons can be clicked;
 // - a final frame, which gets one complete document and writes it with document.open/write/close
 //   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
-//   then shares this realm, so everything the app hears from a final frame is untrusted.
+//   then shares this realm, so everything the app hears from a final frame is untrusted. The one
+//   thing it is still told is pick mode (preview-pick.js).
 // Open ↗ shows a page in a tab as `<iframe src="preview.html#doc=…">` inside a wrapper without
 // scripts: the document comes in the fragment instead of over a port.
 (() => {
@@ -33,9 +34,12 @@
     return (self) => apply(get, self, []);
   };
   const morph = Idiomorph.morph;
-  // The checks (preview-checks.js), taken before any page can reach them.
+  // The checks (preview-checks.js) and pick mode (preview-pick.js), taken before any page can
+  // reach them.
   const checks = self.FlintChecks;
   delete self.FlintChecks;
+  const picker = self.FlintPick;
+  delete self.FlintPick;
   const parser = new DOMParser();
   const parse = method(DOMParser.prototype, 'parseFromString');
   const now = performance.now.bind(performance);
@@ -68,11 +72,6 @@
   const eventTarget = getter(Event.prototype, 'target');
   const replaceState = method(History.prototype, 'replaceState');
   const decode = decodeURIComponent;
-  const parentElement = getter(Node.prototype, 'parentElement');
-  const childrenOf = getter(Element.prototype, 'children');
-  const rectOf = method(Element.prototype, 'getBoundingClientRect');
-  const stopImmediate = method(Event.prototype, 'stopImmediatePropagation');
-  const indexOf = (list, item) => apply(Array.prototype.indexOf, list, [item]);
   const documentProto = Document.prototype;
   const formProto = HTMLFormElement.prototype;
   // Elements a form exposes as its own properties, by name and by id.
@@ -250,72 +249,6 @@
     close(document);
   }
 
-  // --- Pick mode (final frames): the person points at an element to change ---
-
-  const PICK_STYLE = 'position:fixed;pointer-events:none;z-index:2147483647;outline:2px solid #f97316;'
-    + 'background:rgba(249,115,22,0.12);border-radius:2px;';
-  let picking = null;
-
-  /** Where `el` sits below <body>: each step's index among its parent's elements and its tag. */
-  function pathOf(el) {
-    const path = [];
-    const root = body(document);
-    let node = el;
-    while (node && node !== root) {
-      const parent = parentElement(node);
-      if (!parent) return [];
-      path.unshift({ index: indexOf(childrenOf(parent), node), tag: localName(node) });
-      node = parent;
-    }
-    return node === root ? path : [];
-  }
-
-  function pick(on, send) {
-    if (!on || picking) {
-      if (!on) picking?.stop();
-      return;
-    }
-    const overlay = createElement(document, 'div');
-    setAttribute(overlay, 'style', `${PICK_STYLE}display:none`);
-    appendChild(documentElement(document), overlay);
-    const swallow = (event) => {
-      preventDefault(event);
-      stopImmediate(event);
-    };
-    const move = (event) => {
-      const target = eventTarget(event);
-      if (!(target instanceof Element) || target === body(document) || target === documentElement(document)) {
-        setAttribute(overlay, 'style', `${PICK_STYLE}display:none`);
-        return;
-      }
-      const r = rectOf(target);
-      setAttribute(overlay, 'style', `${PICK_STYLE}left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px`);
-    };
-    const click = (event) => {
-      swallow(event);
-      const target = eventTarget(event);
-      const element = target instanceof Element ? target : null;
-      stop();
-      send({ flint: 'picked', path: element ? pathOf(element) : [], id: element ? getAttribute(element, 'id') : null });
-    };
-    const key = (event) => {
-      if (event.key !== 'Escape') return;
-      swallow(event);
-      stop();
-      send({ flint: 'picked', cancelled: true });
-    };
-    // The page hears none of the pointer's presses while picking: a click picks, it does not press.
-    const listeners = [['mousemove', move], ['click', click], ['keydown', key],
-      ['pointerdown', swallow], ['mousedown', swallow], ['pointerup', swallow], ['mouseup', swallow]];
-    for (const [type, fn] of listeners) addListener(window, type, fn, true);
-    function stop() {
-      for (const [type, fn] of listeners) removeListener(window, type, fn, true);
-      remove(overlay);
-      picking = null;
-    }
-    picking = { stop };
-  }
-
   // --- The app's port ---
 
   let port = null;
@@ -338,8 +271,8 @@
       return;
     }
     // Pick mode is the one thing a written page's frame is still told: it only points.
-    if (data.flint === 'pick' && written && canPick) {
-      pick(data.on === true, send);
+    if (data.flint === 'pick' && written && canPick && picker) {
+      picker.pick(data.on === true, send);
       return;
     }
     // Once a page is written it shares this realm: nothing more is taken from the app.

@@ -7,7 +7,7 @@
 // in size; app/src/judge/ reads known names only. A page that never answers (a loop, a stall) is
 // given up on after CHECK_MS; one that navigates or floods its port is given up on at once.
 
-import { frameQueue } from './preview.js';
+import { frameQueue } from './preview_pacing.js';
 
 /** How long a page has, from the moment it is sent, to be loaded, clicked through and judged. */
 const CHECK_MS = 6_000;

@@ -47,7 +47,7 @@ pub fn App() -> impl IntoView {
     open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
     let session = use_session(draft, choice, fan_out, &runner, link.opened.get_untracked());
     // Signed in, the history also follows the person to their other browsers.
-    provide_context(crate::sync::use_history_sync(session.history.clone()));
+    provide_context(crate::sync::use_history_sync(session.history.clone(), gateway.history_sync));
     provide_context(session);
     use_budget(&runner, draft, choice);
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.

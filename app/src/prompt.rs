@@ -35,6 +35,9 @@ pub struct Job {
     /// The lines (1-based, inclusive) of the element picked in the preview: its edits must stay
     /// inside them (those outside are proposed unticked and reported).
     pub scope: Option<(usize, usize)>,
+    /// The sampler's seed for a run without tiles: a benchmark fixes it so that its single run
+    /// repeats and is best of N's tile 1; `None` (a person's run) lets the provider pick.
+    pub seed: Option<u64>,
 }
 
 impl Job {
@@ -52,6 +55,7 @@ impl Job {
             expect: expected(&[parts.prompt, parts.goal]),
             fix_attempt: 0,
             scope: None,
+            seed: None,
         }
     }
 
@@ -129,6 +133,7 @@ pub fn start_request(model: &str, job: &Job) -> StartRequest {
     let mut messages = job.messages.clone();
     let mut params = profiles::apply(job.profile.as_ref(), model, &mut messages);
     params.auto_continue = job.auto_continue.or(params.auto_continue);
+    params.seed = job.seed.or(params.seed);
     StartRequest { stream: 0, model: model.to_owned(), messages, params }
 }
 
@@ -157,6 +162,9 @@ mod tests {
         assert_eq!(r.model, "local/smollm2");
         assert_eq!(r.messages[0], ChatMessage::new(Role::System, SYSTEM_PROMPT));
         assert_eq!(r.messages[1], ChatMessage::new(Role::User, "a red button"));
+        assert_eq!(r.params.seed, None, "a person's run: the provider picks the seed");
+        let seeded = Job { seed: Some(4_200), ..Job::fresh("a red button") };
+        assert_eq!(start_request("local/smollm2", &seeded).params.seed, Some(4_200));
     }
 
     fn ask<'a>(budget: Option<&'a BudgetReport>, thread: &'a [Turn]) -> Ask<'a> {

@@ -23,10 +23,13 @@ pub struct Lane {
     pub label: String,
 }
 
-/// Temperatures of best-of-N variations: what is wanted is one page that works, not the widest
-/// spread, and hotter sampling makes small models ramble (in `bench/judge.md` the 0.8–1.0 tiles of the
-/// embedded model ran to their token limit far more often than the cooler ones).
-const BEST_OF_TEMPERATURES: (f32, f32) = (0.2, 0.6);
+/// Temperatures of best-of-N tiles 2, 3, 4…: what is wanted is one page that works, not the widest
+/// spread, and hotter sampling makes small models ramble (in `bench/judge.md` the 0.8–1.0 tiles of
+/// the embedded model ran to their token limit far more often than the cooler ones). Fixed per tile,
+/// not spread over N, so that best of 8 runs best of 4's tiles and more: with a spread, a prompt
+/// that passed as best of 4 could fail as best of 8 (rows 7, 9, 17 and 18 of an earlier run).
+const BEST_OF_TEMPERATURES: [f32; MAX_VARIATIONS as usize - 1] =
+    [0.3, 0.4, 0.5, 0.6, 0.35, 0.45, 0.55, 0.25, 0.5];
 
 /// `count` variations of one prompt on `model`: seeds `seed`, `seed + 1`…, temperatures spread
 /// evenly over [`TEMPERATURES`] (one variation keeps the model's default sampling).
@@ -34,9 +37,26 @@ pub fn variation_lanes(model: &str, count: u8, seed: u64) -> Vec<Lane> {
     spread_lanes(model, count, seed, TEMPERATURES)
 }
 
-/// Variations for best of N: as [`variation_lanes`], cooler.
+/// Tiles for best of N, the same tile `i` whatever N: tile 1 is the single run (seed `seed`, the
+/// model's default sampling), tile `i` seed `seed + i - 1` at the `i - 1`th of
+/// [`BEST_OF_TEMPERATURES`]. Best of N therefore never loses a page that fewer tiles would have
+/// found (sampling on a given seed is deterministic).
 pub fn best_of_lanes(model: &str, count: u8, seed: u64) -> Vec<Lane> {
-    spread_lanes(model, count, seed, BEST_OF_TEMPERATURES)
+    let count = count.clamp(1, MAX_VARIATIONS);
+    (0..count)
+        .map(|i| {
+            let temperature = i.checked_sub(1).map(|t| BEST_OF_TEMPERATURES[usize::from(t)]);
+            let params = GenParams { seed: Some(seed + u64::from(i)), temperature, ..GenParams::default() };
+            Lane { model: model.to_owned(), params, label: lane_label(i, temperature) }
+        })
+        .collect()
+}
+
+fn lane_label(index: u8, temperature: Option<f32>) -> String {
+    match temperature {
+        Some(t) => format!("#{} · t {t:.2}", index + 1),
+        None => format!("#{}", index + 1),
+    }
 }
 
 fn spread_lanes(model: &str, count: u8, seed: u64, (low, high): (f32, f32)) -> Vec<Lane> {
@@ -48,11 +68,7 @@ fn spread_lanes(model: &str, count: u8, seed: u64, (low, high): (f32, f32)) -> V
                 (t * 100.0).round() / 100.0
             });
             let params = GenParams { seed: Some(seed + u64::from(i)), temperature, ..GenParams::default() };
-            let label = match temperature {
-                Some(t) => format!("#{} · t {t:.2}", i + 1),
-                None => format!("#{}", i + 1),
-            };
-            Lane { model: model.to_owned(), params, label }
+            Lane { model: model.to_owned(), params, label: lane_label(i, temperature) }
         })
         .collect()
 }
@@ -129,12 +145,20 @@ mod tests {
     }
 
     #[test]
-    fn best_of_samples_cooler_with_the_same_seeds() {
-        let lanes = best_of_lanes("m", 3, 100);
-        let temps: Vec<_> = lanes.iter().map(|l| l.params.temperature).collect();
-        assert_eq!(temps, [Some(0.2), Some(0.4), Some(0.6)]);
-        let seeds: Vec<_> = lanes.iter().map(|l| l.params.seed).collect();
-        assert_eq!(seeds, [Some(100), Some(101), Some(102)]);
+    fn best_of_tiles_are_the_same_whatever_n_and_the_first_is_the_single_run() {
+        let four = best_of_lanes("m", 4, 100);
+        let eight = best_of_lanes("m", 8, 100);
+        assert_eq!(eight[..4], four[..], "best of 8 runs best of 4's tiles first");
+        assert_eq!(four[0].params, GenParams { seed: Some(100), ..GenParams::default() }, "a single run");
+        assert_eq!(four[0].label, "#1");
+        let temps: Vec<_> = four.iter().map(|l| l.params.temperature).collect();
+        assert_eq!(temps, [None, Some(0.3), Some(0.4), Some(0.5)]);
+        let seeds: Vec<_> = four.iter().map(|l| l.params.seed).collect();
+        assert_eq!(seeds, [Some(100), Some(101), Some(102), Some(103)]);
+        let all = best_of_lanes("m", MAX_VARIATIONS, 0);
+        assert_eq!(all.len(), usize::from(MAX_VARIATIONS));
+        assert!(all[1..].iter().all(|l| l.params.temperature.is_some_and(|t| (0.2..=0.6).contains(&t))));
+        assert_eq!(all[1].label, "#2 · t 0.30");
     }
 
     #[test]

@@ -134,6 +134,12 @@ impl From<TooManyRecords> for HistoryError {
     }
 }
 
+/// Whether `person` may sync history here: signed in, on a gateway that keeps it. The socket's
+/// `Hello` says so, so that a page which may not never asks (and never logs a refusal).
+pub fn may_sync(state: &AppState, person: &Person) -> bool {
+    person.signed_in() && state.store().history_problem().is_none()
+}
+
 /// The store's key for `person`, who must be signed in and have somewhere to keep history.
 async fn owner(state: &AppState, person: &Person) -> Result<String, HistoryError> {
     if !person.signed_in() {

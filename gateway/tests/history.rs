@@ -154,3 +154,31 @@ async fn pulls_page_by_cursor() {
     let next: PullAnswer = serde_json::from_str(&body).expect("json");
     assert_eq!(next.records, [record("a", 2, "one, edited")], "only what changed since the cursor");
 }
+
+/// Whether the `Hello` of a socket opened by `who` (nobody: anonymous) offers history sync.
+async fn hello_offers_history(addr: SocketAddr, who: Option<&str>) -> bool {
+    use futures::StreamExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+    let mut request = format!("ws://{addr}/ws?protocol=1").into_client_request().expect("request");
+    request.headers_mut().insert("origin", format!("http://{addr}").parse().expect("origin"));
+    if let Some(who) = who {
+        request.headers_mut().insert(USER, who.parse().expect("a person's name"));
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.expect("handshake");
+    let frame = ws.next().await.expect("a first frame").expect("a frame, not an error");
+    let text = frame.into_text().expect("a text frame");
+    match serde_json::from_str(&text).expect("a server frame") {
+        flint_protocol::ServerMessage::Hello { history, .. } => history,
+        other => panic!("the first frame must be Hello: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn hello_offers_sync_only_to_a_signed_in_person() {
+    // A local gateway serves anonymous people: their pages must not ask /api/history at all.
+    let gateway = start_with(|_| {}).await;
+    assert!(!hello_offers_history(gateway.addr, None).await, "anonymous: no sync");
+    let gateway = start_with(signed_in).await;
+    assert!(hello_offers_history(gateway.addr, Some("ada")).await, "signed in: sync");
+}

@@ -167,6 +167,12 @@ pub enum ServerMessage {
         /// protocol 1 without a bump: a page that does not know it ignores it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resume: Option<Secret>,
+        /// The person may sync their history here (`/api/history*`): signed in, on a gateway that
+        /// keeps history. A page asks `/api/history` only when this is true, so a local or
+        /// anonymous page never hears a refusal. Added in protocol 1 without a bump: an older
+        /// hello lacks it and reads as false.
+        #[serde(default)]
+        history: bool,
     },
     /// The stream waits for its provider: the provider runs as many generations as it may at once
     /// (`max_concurrent`, or the slots its server reports). Sent again when the count ahead changes;
@@ -379,10 +385,18 @@ mod tests {
             panic!("not a hello")
         };
         assert!(resume.is_none());
-        let hello =
-            ServerMessage::Hello { protocol: 1, gateway: "x".into(), resume: Some(Secret::new("abc")) };
+        let ServerMessage::Hello { history, .. } = serde_json::from_str(old).expect("parses") else {
+            panic!("not a hello")
+        };
+        assert!(!history, "an older hello does not offer history sync");
+        let hello = ServerMessage::Hello {
+            protocol: 1,
+            gateway: "x".into(),
+            resume: Some(Secret::new("abc")),
+            history: true,
+        };
         let json = serde_json::to_string(&hello).expect("serialises");
-        assert!(json.contains(r#""resume":"abc""#), "{json}");
+        assert!(json.contains(r#""resume":"abc""#) && json.contains(r#""history":true"#), "{json}");
         assert_eq!(serde_json::from_str::<ServerMessage>(&json).expect("parses"), hello);
         let error = r#"{"type":"error","stream":2,"code":"resume_expired","message":"run again"}"#;
         let ServerMessage::Error { code, .. } = serde_json::from_str(error).expect("parses") else {

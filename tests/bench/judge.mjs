@@ -85,7 +85,8 @@ md += `- Model: the embedded model (\`${modelId}\`), the gateway's 8 parallel se
   + ` (+ tile index), variations at the app's spread of temperatures; a single run uses the model's default sampling.\n`;
 md += `- Checks: the app's own, in each page's hidden check frame (whole document, something shows, the elements the prompt`
   + ` names, buttons respond, no errors, no failed loads). "Passes" = some page of the run passes all of them.\n`;
-md += `- Best of N is the app's mode: variations sampled cooler (temperatures 0.2–0.6), and once one page passes every check`
+md += `- Best of N is the app's mode: tile 1 is the single run (same seed, default sampling), tiles 2… are sampled cooler`
+  + ` (0.25–0.6, fixed per tile, so best of 8 runs best of 4's tiles), and once one page passes every check`
   + ` the variations still streaming are stopped ("stopped" below); otherwise the best once all are checked.\n`;
 md += `- Wall time: Run pressed → the app names its pick (a single run: its page checked), summed over the prompts.\n\n`;
 md += `| run | prompts passing | wall time | ÷ single run |\n|---|---:|---:|---:|\n`;

@@ -75,7 +75,7 @@ export const STAGES = [
   ['relay: socket → lanes → worker', (f) => /^flint_app::(interop::socket|gateway)::/.test(f.functionName)],
   // The worker's updates: code appends to the editor, snapshots to the previews, signals.
   ['apply: worker → editor, previews, signals', (f) => f.functionName.startsWith('flint_app::interop::worker::')],
-  ['previews (preview.js: scheduling, posting snapshots)', (f) => f.url.endsWith('/preview.js')],
+  ['previews (preview.js: scheduling, posting snapshots)', (f) => /\/preview(_pacing|_console|_frame)?\.js$/.test(f.url)],
   ['editor (pacer, editor.js, Monaco)', (f) => /\/(pacer|editor)\.js$|\/editor-[\w-]+\.js$/.test(f.url)],
   // (wasm-bindgen's JS glue is not a stage: it sits outside every wasm entry and would swallow them.)
   ['other app code (effects, timers, the rest of the wasm)', (f) => f.functionName.startsWith('flint_app::')],

@@ -12,6 +12,15 @@ const flint = useFlint({ models: ['files@300'] });
 
 test('a reload mid-stream brings back the prompt, the model and the code streamed so far', async () => {
   const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  // Nobody signs in here: the gateway's greeting says so, and the page never asks for history sync
+  // (a refused request is a red "Failed to load resource" in the console on every load).
+  const syncAsked = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.startsWith('/api/history')) syncAsked.push(`${r.method()} ${r.url()}`);
+  });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /api\/history/.test(`${m.text()} ${m.location().url}`)) syncAsked.push(m.text());
+  });
   const prompt = 'a button that counts clicks, slowly — ✓';
   await runPrompt(page, 'scripted/counter@60', prompt);
   await assertEventually(async () => /<button/.test(await editorText(page)), 'no <button streamed into the editor', 30_000);
@@ -36,6 +45,7 @@ test('a reload mid-stream brings back the prompt, the model and the code streame
   await notice.getByTitle('Dismiss').click();
   assert.equal(await notice.count(), 0, 'the notice cannot be dismissed');
   assert.deepEqual(problems, []);
+  assert.deepEqual(syncAsked, [], 'a page nobody signed in to asked for history sync');
 });
 
 test('a prompt typed but never run is still there after a reload', async () => {

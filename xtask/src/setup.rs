@@ -72,15 +72,17 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
         apt.push("postgresql");
     }
     apt_install(&apt)?;
-    wasm_target()?;
-    trunk()?;
-    wasm_bindgen()?;
-    npm_packages()?;
-    if needs.local_model {
-        let dir = crate::model::cache_dir();
-        return crate::model::ensure_model(&dir).map(Some);
-    }
-    Ok(None)
+    // The downloads (npm packages, the model) wait on the network and the disk, the tool builds on
+    // the CPU: on a fresh machine they overlap instead of taking turns.
+    std::thread::scope(|scope| {
+        let downloads = scope.spawn(move || -> Result<Option<PathBuf>> {
+            npm_packages()?;
+            needs.local_model.then(|| crate::model::ensure_model(&crate::model::cache_dir())).transpose()
+        });
+        let tools = wasm_target().and_then(|()| trunk()).and_then(|()| wasm_bindgen());
+        let model = downloads.join().unwrap_or_else(|_| bail!("the download thread panicked"));
+        tools.and(model)
+    })
 }
 
 /// `PATH` with the project's tools first: npm's binaries (wasm-opt 132) and cargo's.
@@ -177,8 +179,23 @@ fn trunk() -> Result<()> {
     if have.split_whitespace().nth(1) == Some(TRUNK_VERSION) {
         return Ok(());
     }
-    println!("setup: installing Trunk {TRUNK_VERSION} (about 11 minutes on 2 cores, once)");
-    run(Command::new("cargo").args(["install", "--locked", &format!("trunk@{TRUNK_VERSION}")]))
+    println!("setup: installing Trunk {TRUNK_VERSION} (unoptimised: a few minutes on 2 cores, once)");
+    // Trunk's own speed hardly matters (it waits on cargo, wasm-bindgen and wasm-opt), and its
+    // release profile (fat LTO, one codegen unit) took 11 of a fresh machine's 32 minutes.
+    run(quick_build(Command::new("cargo").args([
+        "install",
+        "--locked",
+        "--debug",
+        &format!("trunk@{TRUNK_VERSION}"),
+    ])))
+}
+
+/// A tool build that keeps compile time down: no debug info in the dev profile, and in release
+/// neither LTO nor a single codegen unit (environment settings win over the crate's own profile).
+fn quick_build(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "off")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
 }
 
 /// The `wasm-bindgen` version that Cargo.lock resolved; the CLI must match it exactly.
@@ -203,7 +220,8 @@ fn wasm_bindgen() -> Result<()> {
     }
     // Not --locked: one of its locked dependencies is missing from the registry.
     println!("setup: installing wasm-bindgen-cli {want} to match Cargo.lock (a few minutes, once)");
-    run(Command::new("cargo").args(["install", "--force", &format!("wasm-bindgen-cli@{want}")]))
+    // Release (it rewrites every build's wasm) but without LTO.
+    run(quick_build(Command::new("cargo").args(["install", "--force", &format!("wasm-bindgen-cli@{want}")])))
 }
 
 fn npm_packages() -> Result<()> {

@@ -108,6 +108,9 @@ pub fn test(args: &[String]) -> Result<()> {
     packages(&mut unit, NATIVE);
     unit.envs(model_env.clone()).env("FLINT_REAL_PYTHON", real_python);
     run(&mut unit)?;
+    // The app's logic (lanes, judging, sync, review…) is plain Rust tested natively; the app itself
+    // only builds for wasm, so only its library's tests run here.
+    run(Command::new("cargo").args(["test", "--release", "-p", "flint-app", "--lib"]))?;
 
     run(Command::new("cargo")
         .args(["test", "--release", "--target", "wasm32-unknown-unknown", "-p", "flint-worker"])

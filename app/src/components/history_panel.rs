@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::components::HistoryBackup;
+use crate::components::{HistoryBackup, SyncIndicator};
 use crate::interop::local_time;
 use crate::interop::store::persist_storage_now;
 use crate::session::SessionStatus;
@@ -114,6 +114,7 @@ pub fn HistoryPanel() -> impl IntoView {
                 <div class="history-panel" data-testid="history-panel">
                     <div class="history-head">
                         <span>"History"</span>
+                        <SyncIndicator />
                         <button class="banner-close" title="Close" on:click=move |_| open.set(false)>"×"</button>
                     </div>
                     <HistoryBackup persistence changed />

@@ -39,6 +39,9 @@ where
     pub retry_in_ms: Signal<Option<u32>>,
     /// The gateway's build version, once greeted.
     pub gateway_version: Signal<Option<String>>,
+    /// Whether the person may sync their history with this gateway, once greeted (`None` until
+    /// then): only then may the page ask `/api/history`.
+    pub history_sync: Signal<Option<bool>>,
     /// A problem with the connection itself (protocol mismatch, a rejected frame, a refusal), for
     /// display.
     pub problem: Signal<Option<ConnectionProblem>>,
@@ -74,6 +77,7 @@ struct Inner {
     state: RwSignal<ConnectionState>,
     retry_in_ms: RwSignal<Option<u32>>,
     gateway_version: RwSignal<Option<String>>,
+    history_sync: RwSignal<Option<bool>>,
     problem: RwSignal<Option<ConnectionProblem>>,
     quota: RwSignal<Option<(Quota, f64)>>,
 }
@@ -110,6 +114,7 @@ pub fn use_gateway_with_options(
         state: RwSignal::new(ConnectionState::Connecting),
         retry_in_ms: RwSignal::new(None),
         gateway_version: RwSignal::new(None),
+        history_sync: RwSignal::new(None),
         problem: RwSignal::new(None),
         quota: RwSignal::new(None),
     });
@@ -173,6 +178,7 @@ pub fn use_gateway_with_options(
         state: inner.state.into(),
         retry_in_ms: inner.retry_in_ms.into(),
         gateway_version: inner.gateway_version.into(),
+        history_sync: inner.history_sync.into(),
         problem: inner.problem.into(),
         quota: inner.quota.into(),
         start,
@@ -257,8 +263,10 @@ fn on_text(inner: &Rc<Inner>, text: &str) {
             }
             handler(event);
         }
-        Routed::Hello { protocol, gateway } => {
+        Routed::Hello { protocol, gateway, history } => {
             inner.gateway_version.set(Some(gateway));
+            // Set on every greeting, changed or not: a reconnect is when queued changes go out.
+            inner.history_sync.set(Some(history));
             inner.problem.set((protocol != PROTOCOL_VERSION).then(|| {
                 ConnectionProblem::said(format!(
                     "The gateway speaks protocol {protocol} and this page protocol {PROTOCOL_VERSION}: \

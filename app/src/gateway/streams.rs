@@ -88,6 +88,8 @@ pub enum Routed<H> {
         protocol: u32,
         /// Its build version.
         gateway: String,
+        /// Whether the person may sync their history there.
+        history: bool,
     },
     /// An error about a frame the client sent, not tied to a stream.
     ConnectionError {
@@ -285,9 +287,9 @@ impl<H: Clone> Streams<H> {
     /// Routes one frame from the gateway.
     pub fn route(&mut self, message: ServerMessage) -> Routed<H> {
         let (stream, event, seq) = match message {
-            ServerMessage::Hello { protocol, gateway, resume } => {
+            ServerMessage::Hello { protocol, gateway, resume, history } => {
                 self.token = resume;
-                return Routed::Hello { protocol, gateway };
+                return Routed::Hello { protocol, gateway, history };
             }
             ServerMessage::Pong { .. } => return Routed::Nothing,
             ServerMessage::Quota { used, limit, resets_in_ms } => {

@@ -158,7 +158,12 @@ fn own_keys_are_sent_now_and_first_again_on_every_new_connection() {
 }
 
 fn hello(token: Option<&str>) -> ServerMessage {
-    ServerMessage::Hello { protocol: 1, gateway: "test".into(), resume: token.map(Secret::new) }
+    ServerMessage::Hello {
+        protocol: 1,
+        gateway: "test".into(),
+        resume: token.map(Secret::new),
+        history: false,
+    }
 }
 
 fn resume_of(frame: &str) -> ResumeRequest {

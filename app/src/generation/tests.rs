@@ -77,6 +77,7 @@ fn job(base: Option<&str>) -> Rc<Job> {
         expect: Vec::new(),
         fix_attempt: 0,
         scope: None,
+        seed: None,
     })
 }
 

@@ -1,6 +1,8 @@
-//! `use_history_sync()`: runs [`SyncState`] against the gateway when the page starts, when the
-//! history changes, when the browser comes back online, and every minute (other devices' changes).
-//! One round at a time; a round asked for while one runs follows it.
+//! `use_history_sync()`: runs [`SyncState`] against the gateway once the gateway's greeting says
+//! this person may sync, then when the history changes, on every reconnect, when the browser comes
+//! back online, and every minute (other devices' changes). One round at a time; a round asked for
+//! while one runs follows it. A page whose greeting says no (local, anonymous) never asks
+//! `/api/history`: a browser logs every refusal as an error in its console.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -31,12 +33,16 @@ pub struct SyncStatus {
     pub on: RwSignal<bool>,
     /// Changes not yet accepted by the gateway.
     pub waiting: RwSignal<usize>,
+    /// A round is under way: a change just made may not have been counted in `waiting` yet.
+    pub syncing: RwSignal<bool>,
     /// Why the last round stopped early (offline, a limit), until a round succeeds.
     pub problem: RwSignal<Option<String>>,
 }
 
 struct Driver {
     history: History,
+    /// The gateway's greeting: `Some(true)` once it says this person may sync.
+    allowed: Signal<Option<bool>>,
     status: SyncStatus,
     state: RefCell<SyncState>,
     store: RefCell<Option<SessionStore>>,
@@ -46,14 +52,22 @@ struct Driver {
     off: Cell<bool>,
 }
 
-/// Starts syncing `history`; returns what to show.
-pub fn use_history_sync(history: History) -> SyncStatus {
-    let status =
-        SyncStatus { on: RwSignal::new(false), waiting: RwSignal::new(0), problem: RwSignal::new(None) };
+/// Syncs `history` while `allowed` (the gateway's greeting, [`UseGatewayReturn::history_sync`])
+/// says so; returns what to show.
+///
+/// [`UseGatewayReturn::history_sync`]: crate::gateway::UseGatewayReturn::history_sync
+pub fn use_history_sync(history: History, allowed: Signal<Option<bool>>) -> SyncStatus {
+    let status = SyncStatus {
+        on: RwSignal::new(false),
+        waiting: RwSignal::new(0),
+        syncing: RwSignal::new(false),
+        problem: RwSignal::new(None),
+    };
     let state = load_state();
     status.waiting.set(state.waiting());
     let driver = Rc::new(Driver {
         history: history.clone(),
+        allowed,
         status,
         state: RefCell::new(state),
         store: RefCell::new(None),
@@ -62,9 +76,10 @@ pub fn use_history_sync(history: History) -> SyncStatus {
         off: Cell::new(false),
     });
     let kick = SendWrapper::new(Rc::clone(&driver));
-    // Runs at once (the start) and whenever an entry is added or deleted.
+    // Runs at once (the start), whenever an entry is added or deleted, and on every greeting.
     Effect::new(move |_| {
         history.changed.track();
+        allowed.track();
         Driver::kick(&kick);
     });
     let online = SendWrapper::new(Rc::clone(&driver));
@@ -82,13 +97,16 @@ pub fn use_history_sync(history: History) -> SyncStatus {
 
 impl Driver {
     fn kick(self: &Rc<Self>) {
-        if self.off.get() {
+        if self.off.get() || self.allowed.get_untracked() != Some(true) {
             return;
         }
+        // The gateway keeps this person's history: say how it stands, also before a round ends.
+        self.status.on.set(true);
         if self.running.replace(true) {
             self.again.set(true);
             return;
         }
+        self.status.syncing.set(true);
         let driver = Rc::clone(self);
         spawn_local(async move {
             loop {
@@ -100,6 +118,7 @@ impl Driver {
                 }
             }
             driver.running.set(false);
+            driver.status.syncing.set(false);
         });
     }
 
@@ -137,6 +156,7 @@ impl Driver {
             .collect();
         let texts: Vec<(String, String)> = local.iter().map(|(id, v)| (id.clone(), v.to_string())).collect();
         self.state.borrow_mut().scan(RecordKind::Generation, &texts, epoch_ms());
+        self.status.waiting.set(self.state.borrow().waiting());
         loop {
             let batch = self.state.borrow().next_push(|_, id| local.get(id).cloned());
             if batch.is_empty() {

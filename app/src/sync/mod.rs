@@ -4,9 +4,10 @@
 //! reload keeps, and are sent when the gateway can be reached again.
 //!
 //! [`state::SyncState`] decides everything (queue, merge, cursor) and is tested natively;
-//! [`use_history_sync`] only reads the history, talks to the gateway and saves the state. A
-//! gateway that answers "not signed in", "anonymous" or "no history kept here" turns sync off for
-//! the page: the history then stays in this browser only, as before (export moves it).
+//! [`use_history_sync`] only reads the history, talks to the gateway and saves the state. It
+//! starts once the gateway's greeting says this person may sync (signed in, history kept there);
+//! otherwise, or when the gateway later answers "not signed in", "anonymous" or "no history kept
+//! here", the history stays in this browser only, as before (export moves it).
 
 mod hook;
 pub mod state;

@@ -23,6 +23,7 @@ use super::resume;
 use super::session::{Running, Session};
 use super::stream::{self, StreamJob};
 use crate::AppState;
+use crate::history;
 use crate::limits::Refusal;
 use crate::person::Person;
 use crate::providers::GenRequest;
@@ -92,6 +93,7 @@ pub async fn serve_socket<S, R, E>(
         protocol: PROTOCOL_VERSION,
         gateway: env!("CARGO_PKG_VERSION").to_owned(),
         resume: c.token.clone(),
+        history: history::may_sync(&c.state, &c.session.person),
     };
     if c.send(frames::encode(&hello)).await.is_err() {
         return;

@@ -1,0 +1,114 @@
+// One preview frame: a sandboxed iframe loading preview.html and the MessagePort the app talks to it
+// over (preview.js says why). Used by preview.js.
+
+const SANDBOX = 'allow-scripts';
+
+// Messages a frame may send in a second. The runtime's own capture sends at most about 200 lines a
+// second and one `applied` per snapshot, so a frame past this is not Flint's runtime talking: its
+// port is closed.
+export const FRAME_MESSAGES_PER_S = 2_000;
+// How long a final frame that loaded again has to answer a ping: a page that rewrote itself with
+// document.open() still holds the port; one that navigated or reloaded does not. (A page leaving
+// says so first, from `pagehide`, unless it erased that listener with document.open(): the ping is
+// the fallback, generous because a busy page answers late.)
+const PING_MS = 3_000;
+
+/** One sandboxed frame loading preview.html, and the port the app talks to it over. */
+export class Frame {
+  /** `kind` is 'runtime' (snapshots) or 'final' (one finished page). */
+  constructor(preview, kind) {
+    this.preview = preview;
+    this.kind = kind;
+    this.port = null;
+    this.loads = 0;
+    this.ready = false;
+    // Final frames: the page, whether it was sent, shown, and what to call once it is.
+    this.doc = null;
+    this.sent = false;
+    this.shown = false;
+    this.onShown = null;
+    this.muted = false;
+    this.restarted = false;
+    // Messages in the current one-second window.
+    this.windowStart = -Infinity;
+    this.messages = 0;
+    this.pings = 0;
+    this.pingTimer = 0;
+    const el = document.createElement('iframe');
+    el.setAttribute('sandbox', SANDBOX);
+    el.setAttribute('title', kind === 'runtime' ? 'Preview' : 'Preview (running)');
+    el.className = 'preview-frame back';
+    el.addEventListener('load', () => this.#load());
+    // The address is set before the frame is in the page, so its first load is preview.html
+    // (not the initial about:blank).
+    el.src = preview.runtimeUrl;
+    preview.container.appendChild(el);
+    this.el = el;
+  }
+
+  #load() {
+    this.loads++;
+    if (this.loads > 1) {
+      this.preview.reloaded(this);
+      return;
+    }
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    this.port.onmessage = (event) => this.preview.receive(this, event.data);
+    // The frame's origin is opaque, so no target origin can be named: '*'. This is its first load,
+    // nothing has run in it but preview.html, and nothing else is ever posted to its window.
+    this.el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
+  }
+
+  post(message) {
+    this.port?.postMessage(message);
+  }
+
+  /** Counts a message; true when the frame sent more than it may in this second. */
+  flooding(now) {
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.messages = 0;
+    }
+    return ++this.messages > FRAME_MESSAGES_PER_S;
+  }
+
+  /** Asks whether the page that got the port is still there; `answer(alive)` says. */
+  ping(answer) {
+    if (!this.port) {
+      answer(false);
+      return;
+    }
+    const id = ++this.pings;
+    clearTimeout(this.pingTimer);
+    this.pingTimer = setTimeout(() => {
+      if (this.pendingPing?.id === id) {
+        this.pendingPing = null;
+        answer(false);
+      }
+    }, PING_MS);
+    this.pendingPing = { id, answer };
+    this.post({ flint: 'ping', id });
+  }
+
+  pong(id) {
+    if (id === undefined || this.pendingPing?.id !== id) return;
+    const { answer } = this.pendingPing;
+    this.pendingPing = null;
+    clearTimeout(this.pingTimer);
+    answer(true);
+  }
+
+  /** Stops listening: nothing more is sent or heard. */
+  close() {
+    clearTimeout(this.pingTimer);
+    this.pendingPing = null;
+    this.port?.close();
+    this.port = null;
+  }
+
+  discard() {
+    this.close();
+    this.el.remove();
+  }
+}
