@@ -34,8 +34,12 @@ system = "Plan the page before writing it."
 const pressed = async (page, name) => (await page.getByTestId(`profile-${name}`).getAttribute('aria-pressed')) === 'true';
 
 async function run(page, prompt) {
+  const before = (await flint.upstream.requests()).length;
   await page.getByTestId('prompt-input').fill(prompt);
   await page.getByTestId('prompt-input').press('Control+Enter');
+  // Run may wait (up to 3 s) for the worker's count of the new prompt, and until it sends, the
+  // status still says the last run's "done".
+  await assertEventually(async () => (await flint.upstream.requests()).length > before, 'the run sent no request');
   await waitForStatus(page, 'done');
 }
 
