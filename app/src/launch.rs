@@ -57,9 +57,23 @@ fn counted(report: Option<u32>, sent: u32) -> bool {
     sent == 0 || report == Some(sent)
 }
 
+/// What [`use_run`] gives the prompt box.
+pub struct UseRunReturn<RunFn: Fn() + Copy> {
+    /// Runs the draft (once it is counted).
+    pub run: RunFn,
+    /// Run was pressed and waits for the worker's count: the button says so, since the status still
+    /// shows the last run's.
+    pub counting: Signal<bool>,
+}
+
 /// Run for the prompt box: launches the draft once the worker has counted it as it stands, so a
 /// request that does not fit is never sent because Run came a keystroke ahead of the count.
-pub fn use_run(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draft) -> impl Fn() + Copy {
+pub fn use_run(
+    runner: Runner,
+    choice: ModelChoice,
+    fan_out: FanOut,
+    draft: Draft,
+) -> UseRunReturn<impl Fn() + Copy> {
     let state = runner.state();
     let waiting = RwSignal::new(false);
     let go = move || {
@@ -75,7 +89,7 @@ pub fn use_run(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
             queue_microtask(go);
         }
     });
-    move || {
+    let run = move || {
         if counted(
             state.budget.with_untracked(|b| b.as_ref().map(|b| b.revision)),
             state.budget_sent.get_untracked(),
@@ -92,7 +106,8 @@ pub fn use_run(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
                 COUNT_WAIT,
             );
         }
-    }
+    };
+    UseRunReturn { run, counting: waiting.into() }
 }
 
 /// Runs the draft as the person set it up; a request that cannot be sent says why instead.

@@ -181,7 +181,12 @@ fn keep(path: &Path, ext: &str, original: &[u8], compressed: &[u8]) -> Result<Op
         let _ = fs::remove_file(&target);
         return Ok(None);
     }
-    fs::write(&target, compressed).with_context(|| format!("cannot write {}", target.display()))?;
+    // Under a temporary name, then renamed: `cargo xtask serve` compresses while the gateway already
+    // serves dist/, and a half-written copy must never be sent.
+    let mut partial = target.clone().into_os_string();
+    partial.push(".partial");
+    fs::write(&partial, compressed).with_context(|| format!("cannot write {}", target.display()))?;
+    fs::rename(&partial, &target).with_context(|| format!("cannot write {}", target.display()))?;
     Ok(Some(compressed.len() as u64))
 }
 

@@ -35,9 +35,19 @@ fn packages(cmd: &mut Command, names: &[&str]) {
 /// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132), then writes
 /// brotli and gzip copies beside its files for the gateway to serve.
 fn build_app() -> Result<()> {
+    trunk_build()?;
+    precompress_dist()
+}
+
+fn trunk_build() -> Result<()> {
     let dist = dist_dir();
     run(Command::new("trunk").args(["build", "--release", "--dist"]).arg(&dist))?;
-    check_monaco_path(&dist)?;
+    check_monaco_path(&dist)
+}
+
+/// Brotli and gzip copies beside dist/'s files (cached by content: only what changed is compressed).
+fn precompress_dist() -> Result<()> {
+    let dist = dist_dir();
     let threads = std::thread::available_parallelism().map_or(2, usize::from);
     let done = crate::compress::precompress(&dist, &target_dir().join("precompressed"), threads)?;
     let mb = |bytes: u64| bytes as f64 / 1e6;
@@ -86,14 +96,26 @@ fn build_release_bins() -> Result<()> {
 /// `cargo xtask serve [gateway args…]`: one process serves the app, `/ws` and `/api`.
 pub fn serve(args: &[String]) -> Result<()> {
     let model = setup::ensure(Needs { browser: false, local_model: true })?;
-    build_app()?;
+    trunk_build()?;
     run(Command::new("cargo").args(["build", "--release", "-p", "flint-gateway"]))?;
     let mut gateway = Command::new(release_bin("flint-gateway"));
-    gateway.args(["--dist", "dist"]).args(args);
+    gateway.arg("--dist").arg(dist_dir()).args(args).current_dir(root()).env("PATH", setup::tool_path());
     if let Some(model) = model {
         gateway.env("FLINT_MODEL_PATH", model);
     }
-    run(&mut gateway)
+    println!("$ {}", release_bin("flint-gateway").display());
+    let mut child = gateway.spawn().context("could not start the gateway")?;
+    // Serving starts first: compressing a fresh dist/ took 97 s of a fresh machine's first run. The
+    // gateway sends each compressed copy once it is written (each lands whole, by a rename), and the
+    // plain files until then.
+    if let Err(err) = precompress_dist() {
+        eprintln!("xtask: {err:#}; the app is served uncompressed");
+    }
+    let status = child.wait().context("waiting for the gateway")?;
+    if !status.success() {
+        bail!("the gateway stopped ({status})");
+    }
+    Ok(())
 }
 
 /// `cargo xtask test`: unit and gateway tests, the worker in Chromium, then end-to-end tests.

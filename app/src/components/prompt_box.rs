@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
-use crate::launch::use_run;
+use crate::launch::{UseRunReturn, use_run};
 use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
@@ -20,7 +20,7 @@ pub fn PromptBox() -> impl IntoView {
     let streaming = move || status.get() == StreamStatus::Streaming;
 
     let fan_out = expect_context::<FanOut>();
-    let run = use_run(runner, choice, fan_out, draft);
+    let UseRunReturn { run, counting } = use_run(runner, choice, fan_out, draft);
     let cancel = move || runner.cancel();
 
     let on_keydown = {
@@ -55,8 +55,18 @@ pub fn PromptBox() -> impl IntoView {
             ></textarea>
             <VariationsControl />
             <div class="prompt-actions">
-                <button class="btn primary" data-testid="run-button" title="Run (Ctrl+Enter)" on:click=move |_| run_click()>
-                    {move || if streaming() { "Restart" } else { "Run" }}
+                <button
+                    class="btn primary"
+                    data-testid="run-button"
+                    title="Run (Ctrl+Enter)"
+                    aria-busy=move || counting.get().to_string()
+                    on:click=move |_| run_click()
+                >
+                    {move || match (counting.get(), streaming()) {
+                        (true, _) => "Counting…",
+                        (false, true) => "Restart",
+                        (false, false) => "Run",
+                    }}
                     <kbd>"⌃↵"</kbd>
                 </button>
                 <button class="btn" data-testid="cancel-button" title="Cancel (Esc)" disabled=move || !streaming() on:click=move |_| cancel()>
