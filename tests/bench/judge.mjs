@@ -82,7 +82,7 @@ md += `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n`
 md += `- Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? '?'}\n`;
 md += `- Command: \`cargo xtask bench judge\` (\`node tests/bench/judge.mjs --out bench/judge.md\`)\n`;
 md += `- Model: the embedded model (\`${modelId}\`), the gateway's 8 parallel sequences; seeds ${SEED} + 16 × prompt`
-  + ` (+ tile index), variations at the app's spread of temperatures; a single run uses the model's default sampling.\n`;
+  + ` (+ tile index); a single run uses that seed and the model's default sampling.\n`;
 md += `- Checks: the app's own, in each page's hidden check frame (whole document, something shows, the elements the prompt`
   + ` names, buttons respond, no errors, no failed loads). "Passes" = some page of the run passes all of them.\n`;
 md += `- Best of N is the app's mode: tile 1 is the single run (same seed, default sampling), tiles 2… are sampled cooler`
