@@ -10,7 +10,7 @@ import {
 } from './harness.mjs';
 
 const flint = useFlint({
-  models: ['judge-best', 'judge-dead', 'judge-error', 'judge-error@40', 'judge-bare', 'judge-fix', 'judge-loop',
+  models: ['judge-best', 'judge-dead', 'judge-error', 'judge-error@40', 'judge-error@10', 'judge-bare', 'judge-fix', 'judge-loop',
     'pick-page', 'pick-red'],
 });
 
@@ -108,6 +108,30 @@ test('best of N stops the variations still streaming once one passes every check
   await assertEventually(async () => (await tileOf(page, 'judge-error@40').getAttribute('data-status')) === 'cancelled',
     'the slower variation was not stopped once the best passed every check', 3_000);
   assert.equal(await page.locator('[data-testid="variation-tile"]:visible').count(), 1, 'the loser is still shown');
+  assert.deepEqual(pageOwn(problems), []);
+});
+
+test('best of N stops the variations still writing a bounded time after the first page, and the best checked wins', async () => {
+  await flint.upstream.reset();
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('compare-toggle').check();
+  for (const model of ['judge-dead', 'judge-error@10']) {
+    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
+  }
+  await page.getByTestId('best-of').check();
+  await page.getByTestId('prompt-input').fill('a button that counts clicks');
+  await page.getByTestId('run-button').click();
+  // The quick page fails a check (a dead button), so nothing stops the slow one (about 20 s at 10 tok/s)
+  // but the deadline: 5 s after the first page at the least.
+  await tileOf(page, 'judge-dead').locator('[data-testid="tile-checks"][data-state="done"]').waitFor({ timeout: 15_000 });
+  const firstChecked = Date.now();
+  await assertEventually(async () => (await tileOf(page, 'judge-error@10').getAttribute('data-status')) === 'cancelled',
+    'the slow variation was not stopped at the deadline', 10_000);
+  const waited = Date.now() - firstChecked;
+  assert.ok(waited > 3_000, `the slow variation was stopped ${waited} ms after the first page: before its deadline`);
+  assert.match(await page.getByTestId('deadline-note').textContent(), /Stopped 1 variation still writing 5 s after the first page/);
+  await tileOf(page, 'judge-dead').getByTestId('tile-best').waitFor({ timeout: 5_000 });
+  assert.equal(await page.locator('[data-testid="variation-tile"]:visible').count(), 1, 'the stopped one is still shown');
   assert.deepEqual(pageOwn(problems), []);
 });
 

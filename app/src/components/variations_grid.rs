@@ -2,14 +2,17 @@
 
 use leptos::prelude::*;
 
+mod ranking;
+
+use ranking::{use_best_of_deadline, use_ranking};
+
 use crate::components::VariationTile;
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::keys::typing;
-use crate::judge::{Ranked, rank};
 use crate::launch::launch_fix;
 use crate::metrics::format_ms;
-use crate::run::{StreamStatus, Tile, expect_runner};
+use crate::run::{StreamStatus, expect_runner};
 use crate::variations::{RaceTimes, race, tile_for_key};
 
 /// A grid of tiles; the number keys 1–9 and 0 promote a tile unless the person is typing.
@@ -29,6 +32,7 @@ pub fn VariationsGrid() -> impl IntoView {
         })
     };
     let ranking = use_ranking(tiles);
+    let stopped = use_best_of_deadline(tiles, fan_out.best_of.into(), runner);
     let show_all = RwSignal::new(false);
     // Best of N: once a tile passes every check, the others still streaming are stopped.
     Effect::new(move |_| {
@@ -133,6 +137,7 @@ pub fn VariationsGrid() -> impl IntoView {
                     </button>
                 </Show>
                 {move || note.get().map(|n| view! { <span class="race-note" data-testid="promote-note">{n}</span> })}
+                {move || stopped.get().map(|n| view! { <span class="race-note" data-testid="deadline-note">{n}</span> })}
             </div>
             <div class=columns>
                 <For each=move || tiles.get() key=|tile| tile.key let:tile>
@@ -152,50 +157,4 @@ pub fn VariationsGrid() -> impl IntoView {
             </div>
         </div>
     }
-}
-
-/// The tiles ranked by their checks: each one's place once its checks are in, and the best once
-/// every tile has settled (none streaming, none being checked) or one passes every check.
-#[derive(Clone, Copy)]
-struct Ranking {
-    /// Tile keys, best first (those with checks in).
-    order: Memo<Vec<u64>>,
-    /// The best tile, once every tile settled or one passes every check.
-    best: Memo<Option<u64>>,
-    /// Some tile passes every check.
-    winner_found: Memo<bool>,
-}
-
-impl Ranking {
-    fn rank_of(&self, key: u64) -> Option<usize> {
-        self.order.with(|order| order.iter().position(|k| *k == key).map(|i| i + 1))
-    }
-}
-
-fn use_ranking(tiles: RwSignal<Vec<Tile>>) -> Ranking {
-    let order = Memo::new(move |_| -> Vec<u64> {
-        tiles.with(|list| {
-            let checks: Vec<_> = list.iter().map(|t| t.checks.get()).collect();
-            let ranked: Vec<Ranked<'_>> = list
-                .iter()
-                .zip(&checks)
-                .map(|(t, c)| Ranked { report: c.report(), finished_ms: t.race.get().finished_ms })
-                .collect();
-            rank(&ranked).into_iter().filter(|&i| checks[i].report().is_some()).map(|i| list[i].key).collect()
-        })
-    });
-    // A tile that passes every check cannot be beaten (a tie goes to the one that finished first).
-    let winner_found = Memo::new(move |_| {
-        tiles.with(|list| list.iter().any(|t| t.checks.with(|c| c.report().is_some_and(|r| r.all_pass()))))
-    });
-    let best = Memo::new(move |_| {
-        let settled = tiles.with(|list| {
-            list.iter().all(|t| {
-                t.status.get() != StreamStatus::Streaming
-                    && !matches!(t.checks.get(), crate::judge::Checked::Running)
-            })
-        });
-        (settled || winner_found.get()).then(|| order.with(|o| o.first().copied())).flatten()
-    });
-    Ranking { order, best, winner_found }
 }

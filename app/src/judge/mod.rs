@@ -1,8 +1,10 @@
 //! Judging pages at the model's speed: what a prompt says the page must have ([`vocabulary`]), the
 //! checks a complete page passed in its hidden check frame ([`report`]), variations ranked by them
-//! ([`rank`]), and the request that asks the model to fix what failed ([`fix`]). Plain types, tested
-//! natively; `interop::checks` runs the frame and `run/` keeps the results.
+//! ([`rank`]), how long best of N waits for the rest once one page is in ([`deadline`]), and the
+//! request that asks the model to fix what failed ([`fix`]). Plain types, tested natively;
+//! `interop::checks` runs the frame and `run/` keeps the results.
 
+pub mod deadline;
 pub mod fix;
 pub mod guard;
 pub mod rank;

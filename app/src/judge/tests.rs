@@ -199,3 +199,22 @@ fn only_inline_javascript_is_guarded_and_the_rest_of_the_page_is_kept() {
         "an unclosed script is left alone"
     );
 }
+
+#[test]
+fn best_of_waits_a_bounded_multiple_of_the_first_page_then_stops_the_rest() {
+    use super::deadline::{FACTOR, MIN_EXTRA_MS, extra_wait_ms, stopped_note};
+    // A first page at 8 s: the slowest may take 2.5 × 8 = 20 s in all, 12 s more.
+    assert_eq!(extra_wait_ms(8_000.0), 8_000.0 * (FACTOR - 1.0));
+    assert!((extra_wait_ms(8_000.0) - 12_000.0).abs() < 1e-9);
+    // A very quick first page leaves the rest at least the floor, and nonsense times do too.
+    assert_eq!(extra_wait_ms(400.0), MIN_EXTRA_MS);
+    assert_eq!(extra_wait_ms(-5.0), MIN_EXTRA_MS);
+    // Longer first pages give proportionally longer waits.
+    assert!(extra_wait_ms(40_000.0) > extra_wait_ms(20_000.0));
+    assert_eq!(
+        stopped_note(1, 12_000.0),
+        "Stopped 1 variation still writing 12 s after the first page was done; the best checked page wins \
+         (Retry on a tile runs it again)."
+    );
+    assert!(stopped_note(7, 5_000.0).starts_with("Stopped 7 variations still writing 5 s"));
+}
