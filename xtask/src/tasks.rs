@@ -315,12 +315,14 @@ pub fn lint() -> Result<()> {
         anyhow::bail!("imports must run one way:\n{}", circles.join("\n"));
     }
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
+    // The release profile, as `test` builds: build scripts and proc-macros (llama.cpp's CMake build
+    // above all) are then reused from the test build instead of built again for `dev`.
     let mut native = Command::new("cargo");
-    native.args(["clippy", "--all-targets"]);
+    native.args(["clippy", "--release", "--all-targets"]);
     packages(&mut native, NATIVE);
     run(native.args(["--", "-D", "warnings"]))?;
     let mut wasm = Command::new("cargo");
-    wasm.args(["clippy", "--all-targets", "--target", "wasm32-unknown-unknown"]);
+    wasm.args(["clippy", "--release", "--all-targets", "--target", "wasm32-unknown-unknown"]);
     packages(&mut wasm, WASM);
     run(wasm.args(["--", "-D", "warnings"]))
 }

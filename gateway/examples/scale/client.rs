@@ -32,6 +32,17 @@ pub async fn open(addr: SocketAddr) -> anyhow::Result<Ws> {
     }
 }
 
+/// Closes tabs as a page that is left does (a Close with code 1000), so that the gateway ends their
+/// sessions at once rather than keeping them for a resume as it does for a dropped socket.
+pub async fn close_all(sockets: Vec<Ws>) {
+    use tokio_tungstenite::tungstenite::protocol::{CloseFrame, frame::coding::CloseCode};
+    let closing = sockets.into_iter().map(|mut ws| async move {
+        let goodbye = CloseFrame { code: CloseCode::Normal, reason: "".into() };
+        let _ = ws.close(Some(goodbye)).await;
+    });
+    futures::future::join_all(closing).await;
+}
+
 async fn next(ws: &mut Ws) -> anyhow::Result<ServerMessage> {
     loop {
         match ws.next().await.context("the gateway closed the socket")?? {

@@ -103,7 +103,7 @@ async fn idle_point(bin: &Path, upstream: &str, model: &str, n: usize) -> anyhow
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (open, peak) = proc::memory(gw.pid());
     let opened = sockets.len();
-    drop(sockets);
+    client::close_all(sockets).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let (closed, _) = proc::memory(gw.pid());
     Ok(IdleRow { sockets: n, opened, fresh, open, peak, closed })
@@ -160,7 +160,7 @@ async fn stream_point(
     eprintln!("  load done in {:.1} s; tabs stay open {} s…", elapsed.as_secs_f64(), args.settle.as_secs());
     tokio::time::sleep(args.settle).await;
     let (settled, _) = proc::memory(pid);
-    drop(sockets);
+    client::close_all(sockets).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let (closed, _) = proc::memory(pid);
     let memory = report::Memory { idle, peak: sampled, hwm, settled, closed };

@@ -348,6 +348,11 @@ pub fn http_client() -> reqwest::Client {
         // Generous: a large prompt on a busy server can take minutes before the first byte.
         .read_timeout(Duration::from_secs(300))
         .tcp_nodelay(true)
+        // A few warm connections save the next request a handshake; thousands left idle after a
+        // burst each keep hyper's read buffer (grown up to 400 KB by a fast stream) for reqwest's
+        // default 90 s, which held the gateway's memory high well after a load (bench/scale.md).
+        .pool_max_idle_per_host(32)
+        .pool_idle_timeout(Duration::from_secs(15))
         .user_agent(concat!("flint-gateway/", env!("CARGO_PKG_VERSION")))
         .build()
         .unwrap_or_default()
