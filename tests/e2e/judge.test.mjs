@@ -24,6 +24,21 @@ function tileOf(page, model) {
   return page.getByTestId('variation-tile').filter({ has: page.locator('.tile-label', { hasText: model }) });
 }
 
+/** A fresh page running "a button that counts clicks" as best of N over the scripted `models`, compared. */
+async function runBestOf(models) {
+  await flint.upstream.reset();
+  const opened = await openFlint(flint.browser, flint.gateway.url);
+  const { page } = opened;
+  await page.getByTestId('compare-toggle').check();
+  for (const model of models) {
+    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
+  }
+  await page.getByTestId('best-of').check();
+  await page.getByTestId('prompt-input').fill('a button that counts clicks');
+  await page.getByTestId('run-button').click();
+  return opened;
+}
+
 /** The main preview's check summary once its checks are in: `{passed, total, text}`. */
 async function mainChecks(page, timeout = 15_000) {
   const summary = page.locator('[data-testid="checks-summary"][data-state="done"]');
@@ -94,15 +109,7 @@ test('four variations of known quality are ranked by their checks, and B picks t
 });
 
 test('best of N stops the variations still streaming once one passes every check', async () => {
-  await flint.upstream.reset();
-  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
-  await page.getByTestId('compare-toggle').check();
-  for (const model of ['judge-best', 'judge-error@40']) {
-    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
-  }
-  await page.getByTestId('best-of').check();
-  await page.getByTestId('prompt-input').fill('a button that counts clicks');
-  await page.getByTestId('run-button').click();
+  const { page, problems } = await runBestOf(['judge-best', 'judge-error@40']);
   await tileOf(page, 'judge-best').locator('[data-testid="tile-checks"][data-state="done"]').waitFor({ timeout: 15_000 });
   // The slow one (about 5 s at 40 tok/s) is stopped, not left to finish.
   await assertEventually(async () => (await tileOf(page, 'judge-error@40').getAttribute('data-status')) === 'cancelled',
@@ -112,15 +119,7 @@ test('best of N stops the variations still streaming once one passes every check
 });
 
 test('best of N stops the variations still writing a bounded time after the first page, and the best checked wins', async () => {
-  await flint.upstream.reset();
-  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
-  await page.getByTestId('compare-toggle').check();
-  for (const model of ['judge-dead', 'judge-error@10']) {
-    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
-  }
-  await page.getByTestId('best-of').check();
-  await page.getByTestId('prompt-input').fill('a button that counts clicks');
-  await page.getByTestId('run-button').click();
+  const { page, problems } = await runBestOf(['judge-dead', 'judge-error@10']);
   // The quick page fails a check (a dead button), so nothing stops the slow one (about 20 s at 10 tok/s)
   // but the deadline: 5 s after the first page at the least.
   await tileOf(page, 'judge-dead').locator('[data-testid="tile-checks"][data-state="done"]').waitFor({ timeout: 15_000 });
