@@ -4,7 +4,7 @@ use leptos::prelude::*;
 
 mod ranking;
 
-use ranking::{use_best_of_deadline, use_ranking};
+use ranking::{use_best_of_stops, use_ranking};
 
 use crate::components::VariationTile;
 use crate::context::{FanOut, ModelChoice};
@@ -12,7 +12,7 @@ use crate::draft::expect_draft;
 use crate::interop::keys::typing;
 use crate::launch::launch_fix;
 use crate::metrics::format_ms;
-use crate::run::{StreamStatus, expect_runner};
+use crate::run::expect_runner;
 use crate::variations::{RaceTimes, race, tile_for_key};
 
 /// A grid of tiles; the number keys 1–9 and 0 promote a tile unless the person is typing.
@@ -32,23 +32,8 @@ pub fn VariationsGrid() -> impl IntoView {
         })
     };
     let ranking = use_ranking(tiles);
-    let stopped = use_best_of_deadline(tiles, fan_out.best_of.into(), runner);
+    let stopped = use_best_of_stops(tiles, fan_out.best_of.into(), ranking.winner_found, runner);
     let show_all = RwSignal::new(false);
-    // Best of N: once a tile passes every check, the others still streaming are stopped.
-    Effect::new(move |_| {
-        if !fan_out.best_of.get() || !ranking.winner_found.get() {
-            return;
-        }
-        let streaming: Vec<u64> = tiles.with_untracked(|list| {
-            list.iter()
-                .filter(|t| t.status.get_untracked() == StreamStatus::Streaming)
-                .map(|t| t.key)
-                .collect()
-        });
-        for key in streaming {
-            runner.cancel_tile(key);
-        }
-    });
     let pick_best = Callback::new(move |()| match ranking.best.get_untracked() {
         Some(key) => promote.run(key),
         None => note

@@ -1,4 +1,5 @@
-//! Ranking the tiles by their checks, and best of N's deadline for the ones still writing.
+//! Ranking the tiles by their checks, and best of N stopping the ones still writing: once one page
+//! passes every check, or at the deadline.
 
 use std::time::Duration;
 
@@ -53,15 +54,21 @@ pub(super) fn use_ranking(tiles: RwSignal<Vec<Tile>>) -> Ranking {
     Ranking { order, best, winner_found }
 }
 
-/// Best of N's deadline ([`crate::judge::deadline`]): once the first tile's page is complete, the
-/// tiles still streaming get a bounded extra time and are then stopped, so that the ranking settles
-/// on the pages checked by then. Returns what to tell the person once it stopped some (cleared by a
-/// new run). A page passing every check stops the rest sooner: see the grid.
-pub(super) fn use_best_of_deadline(
+/// Best of N stops the tiles still streaming once one page passes every check (`winner_found`), or
+/// else at the deadline ([`crate::judge::deadline`]): once the first tile's page is complete, the rest
+/// get a bounded extra time, so that the ranking settles on the pages checked by then. Returns what
+/// to tell the person once the deadline stopped some (cleared by a new run).
+pub(super) fn use_best_of_stops(
     tiles: RwSignal<Vec<Tile>>,
     best_of: Signal<bool>,
+    winner_found: Memo<bool>,
     runner: Runner,
 ) -> ReadSignal<Option<String>> {
+    Effect::new(move |_| {
+        if best_of.get() && winner_found.get() {
+            stop_streaming(tiles, runner);
+        }
+    });
     let note = RwSignal::new(None::<String>);
     // A memo, so that the timer starts once per first page, not again on every change of a tile.
     let first_ms = Memo::new(move |_| {
@@ -79,17 +86,9 @@ pub(super) fn use_best_of_deadline(
         let (Some(first), true) = (first_ms.get(), best_of.get()) else { return };
         let wait = extra_wait_ms(first);
         let stop = move || {
-            let streaming: Vec<u64> = tiles.with_untracked(|list| {
-                list.iter()
-                    .filter(|t| t.status.get_untracked() == StreamStatus::Streaming)
-                    .map(|t| t.key)
-                    .collect()
-            });
-            for &key in &streaming {
-                runner.cancel_tile(key);
-            }
-            if !streaming.is_empty() {
-                note.set(Some(stopped_note(streaming.len(), wait)));
+            let stopped = stop_streaming(tiles, runner);
+            if stopped > 0 {
+                note.set(Some(stopped_note(stopped, wait)));
             }
         };
         // Whole milliseconds: `wait` is at least 5 s, so the rounding is immaterial.
@@ -99,4 +98,15 @@ pub(super) fn use_best_of_deadline(
     });
     on_cleanup(clear);
     note.read_only()
+}
+
+/// Stops every tile still streaming (what each shows stays); how many it stopped.
+fn stop_streaming(tiles: RwSignal<Vec<Tile>>, runner: Runner) -> usize {
+    let streaming: Vec<u64> = tiles.with_untracked(|list| {
+        list.iter().filter(|t| t.status.get_untracked() == StreamStatus::Streaming).map(|t| t.key).collect()
+    });
+    for &key in &streaming {
+        runner.cancel_tile(key);
+    }
+    streaming.len()
 }
