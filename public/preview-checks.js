@@ -31,6 +31,11 @@ self.FlintChecks = (() => {
   const nodeType = getter(Node.prototype, 'nodeType');
   const textOf = getter(Node.prototype, 'textContent');
   const nodeValue = getter(Node.prototype, 'nodeValue');
+  const innerText = getter(HTMLElement.prototype, 'innerText');
+  const titleOf = getter(Document.prototype, 'title');
+  const toLower = method(String.prototype, 'toLowerCase');
+  const split = method(String.prototype, 'split');
+  const startsWith = method(String.prototype, 'startsWith');
   const click = method(HTMLElement.prototype, 'click');
   const inputValue = getter(HTMLInputElement.prototype, 'value');
   const addListener = method(EventTarget.prototype, 'addEventListener');
@@ -57,6 +62,10 @@ self.FlintChecks = (() => {
   const LOAD_WAIT_MS = 1_500;
   const SETTLE_MS = 60;
   const CLICK_WAIT_MS = 40;
+  // How long a page that should keep time (a clock, a timer) has to change by itself: a second's
+  // tick, and some slack for a timer that starts late.
+  const TICK_WAIT_MS = 1_200;
+  const START_LABEL = /start|go|begin|play|run|resume/i;
   const BUTTONS_MAX = 12;
   const ELEMENTS_MAX = 3_000;
   const DETAIL_CHARS = 300;
@@ -242,11 +251,63 @@ self.FlintChecks = (() => {
     return { pass: false, detail: clip(`${silent.length} of ${tried.length} buttons changed nothing when clicked: ${names}.`) };
   }
 
+  /** What a person reads on the page: its title, its text, and its controls' labels. */
+  function readable() {
+    let out = `${titleOf(doc)} `;
+    const root = body(doc);
+    if (root) out += `${innerText(root)} `;
+    for (const el of [...queryAll(doc, '[placeholder], [alt], [aria-label], [title], input[value]')].slice(0, 200)) {
+      for (const name of ['placeholder', 'alt', 'aria-label', 'title', 'value']) out += `${getAttribute(el, name) ?? ''} `;
+    }
+    return out;
+  }
+
+  /** Whether the page shows a word beginning like one of the prompt's (`stems`, from the app). */
+  function topic(stems) {
+    const words = split(toLower(readable()), /[^\p{L}\p{N}]+/u);
+    const hit = stems.some((stem) => typeof stem === 'string' && words.some((word) => startsWith(word, stem)));
+    return hit
+      ? { pass: true }
+      : { pass: false, detail: 'Nothing on the page mentions what was asked for: it may be about something else.' };
+  }
+
+  /**
+   * Whether the page keeps time: its text, fields or canvases change by themselves within
+   * TICK_WAIT_MS, or within TICK_WAIT_MS of clicking its Start button (or its only button) for a
+   * stopwatch or timer that waits to be started.
+   */
+  async function ticks() {
+    const scratch = createElement(doc, 'canvas');
+    scratch.width = 16;
+    scratch.height = 16;
+    const state = () => `${readable()}\u0000${canvases(scratch)}\u0000${fields()}`;
+    let before = state();
+    await wait(TICK_WAIT_MS);
+    if (state() !== before) return { pass: true, detail: 'It changed by itself.' };
+    const found = [...queryAll(doc, BUTTONS)].filter((el) => !hasAttribute(el, 'disabled') && rendered(el));
+    const start = found.find((el) => START_LABEL.test(label(el))) ?? (found.length === 1 ? found[0] : null);
+    if (!start) return { pass: false, detail: `Nothing changed in ${TICK_WAIT_MS / 1000} s, and no Start button was found.` };
+    const name = label(start);
+    try {
+      click(start);
+    } catch (_) {
+      // A handler that throws is an uncaught error, counted by `watch`.
+    }
+    // What the click itself changed (its label turning to "Stop") is not a tick.
+    await wait(CLICK_WAIT_MS);
+    before = state();
+    await wait(TICK_WAIT_MS);
+    return state() !== before
+      ? { pass: true, detail: `It changed by itself after “${name}” was clicked.` }
+      : { pass: false, detail: `Nothing changed in ${TICK_WAIT_MS / 1000} s, nor in ${TICK_WAIT_MS / 1000} s after clicking “${name}”.` };
+  }
+
   let seenLogs = () => 0;
 
   /**
-   * Judges the page written after `watch()` returned `seen`; `expect` is the app's list of
-   * `{id, selector}` the prompt names. Resolves to `[{id, pass, detail}]`.
+   * Judges the page written after `watch()` returned `seen`; `expect` is the app's list of what
+   * the prompt asks for: `{id, selector}` (an element), `{id, ticks: true}` (keeps time, judged
+   * before any button is clicked), `{id: "topic", stems}`. Resolves to `[{id, pass, detail}]`.
    */
   async function judge(seen, expect) {
     seenLogs = () => seen.logs;
@@ -261,7 +322,16 @@ self.FlintChecks = (() => {
     const put = (id, { pass, detail }) => results.push({ id, pass, detail: detail === undefined ? null : clip(detail) });
     put('visible', visible());
     for (const want of isArray(expect) ? expect : []) {
-      if (typeof want?.id !== 'string' || typeof want.selector !== 'string') continue;
+      if (typeof want?.id !== 'string') continue;
+      if (want.ticks === true) {
+        put(want.id, await ticks());
+        continue;
+      }
+      if (isArray(want.stems)) {
+        put(want.id, topic(want.stems));
+        continue;
+      }
+      if (typeof want.selector !== 'string') continue;
       let found = [];
       try {
         found = [...queryAll(doc, want.selector)];

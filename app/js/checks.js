@@ -9,8 +9,12 @@
 
 import { frameQueue } from './preview_pacing.js';
 
-/** How long a page has, from the moment it is sent, to be loaded, clicked through and judged. */
-const CHECK_MS = 6_000;
+/**
+ * How long a page has, from the moment it is sent, to be loaded, clicked through and judged: up to
+ * 1.5 s to load, 2.5 s to show it keeps time (a clock), half a second of clicks, and room for a
+ * machine busy with eight streams.
+ */
+const CHECK_MS = 8_000;
 /** Messages a check frame may send: the runtime sends two ('ready', 'checked'). */
 const MESSAGES_MAX = 20;
 /** Longest report passed on, in UTF-16 units. */

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::Draft;
 use crate::interop::{bench_seed, random};
-use crate::judge::{Report, expected, fix_prompt};
+use crate::judge::{Report, expect, fix_prompt};
 use crate::pick::scope_prompt;
 use crate::prompt::{Ask, Job, compose, too_long_for_any};
 use crate::run::Runner;
@@ -151,7 +151,7 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
     if let Some(picked) = picked {
         // The history and the versions keep what the person typed, not the scoping around it.
         job.prompt = draft.prompt.get_untracked().trim().to_owned();
-        job.expect = expected(&[&job.prompt, &goal]);
+        job.expect = expect(&job.prompt, &goal, true);
         job.scope = Some(picked.lines);
         runner.clear_pick();
     }

@@ -5,7 +5,7 @@ use flint_protocol::prompt::{RequestParts, Turn};
 use flint_protocol::worker::BudgetReport;
 use flint_protocol::{ChatMessage, Price, Profile, StartRequest};
 
-use crate::judge::{Term, expected};
+use crate::judge::{Expect, expect};
 use crate::profiles;
 
 /// One prompt, ready to send to one model or several.
@@ -28,8 +28,9 @@ pub struct Job {
     pub prices: Vec<(String, Price)>,
     /// The request's size in tokens as the page counted it, until the upstream says.
     pub prompt_tokens: Option<u32>,
-    /// The elements the prompt and the goal name, which the finished page is checked for.
-    pub expect: Vec<&'static Term>,
+    /// The elements the prompt and the goal name, and their topic, which the finished page is
+    /// checked for.
+    pub expect: Expect,
     /// Which automatic or asked-for fix of an earlier page this is (0: the person's own prompt).
     pub fix_attempt: u8,
     /// The lines (1-based, inclusive) of the element picked in the preview: its edits must stay
@@ -52,7 +53,7 @@ impl Job {
             auto_continue: None,
             prices: Vec::new(),
             prompt_tokens: None,
-            expect: expected(&[parts.prompt, parts.goal]),
+            expect: expect(parts.prompt, parts.goal, parts.file.is_some()),
             fix_attempt: 0,
             scope: None,
             seed: None,

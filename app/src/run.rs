@@ -25,7 +25,7 @@ use crate::interop::editor::Editor;
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::interop::worker::{ParserWorker, WORKER_URL};
-use crate::judge::Term;
+use crate::judge::Expect;
 use crate::prompt::Job;
 use crate::versions::Origin;
 use crate::workspace::Workspace;
@@ -79,7 +79,7 @@ struct Inner {
     /// The group's figures (all tiles together), shown throttled.
     group_metrics: RefCell<ThrottledMetrics>,
     /// What the main preview's pages are checked for (the last prompt's named elements).
-    expect: RefCell<Vec<&'static Term>>,
+    expect: RefCell<Expect>,
     /// Numbers each check, so that a late report for a page no longer shown is dropped.
     check_seq: Cell<u64>,
     /// The main preview's latest check.
@@ -140,7 +140,7 @@ impl Runner {
                 tiles: RefCell::new(Vec::new()),
                 group: Cell::new(false),
                 group_metrics: RefCell::new(ThrottledMetrics::default()),
-                expect: RefCell::new(Vec::new()),
+                expect: RefCell::new(Expect::default()),
                 check_seq: Cell::new(0),
                 main_check: Cell::new(0),
                 this,
@@ -207,7 +207,7 @@ impl Runner {
         self.state.held.set(true);
         self.state.review.set(None);
         // Code from outside: nothing says what it should have.
-        inner.expect.replace(Vec::new());
+        inner.expect.replace(Expect::default());
         inner.keep_version_from(None, &code, "", "", Origin::Opened);
         inner.show_version(code, None, Vec::new());
     }
@@ -230,7 +230,7 @@ impl Runner {
     }
 
     /// What the main preview's pages are checked for: the elements the last prompt named.
-    pub fn expectations(&self) -> Vec<&'static Term> {
+    pub fn expectations(&self) -> Expect {
         self.inner().expect.borrow().clone()
     }
 

@@ -4,20 +4,27 @@
 // to every page checked. The app does all of it as a person would see it (tiles, check frames,
 // ranking, Best of N) in headless Chromium against the real gateway and its llama.cpp model.
 //   node tests/bench/judge.mjs --out bench/judge.md [--prompts N]   (cargo xtask bench judge)
-import { readFileSync, writeFileSync } from 'node:fs';
+// To see why pages fail: `--configs 8` runs only best of 8, `--only 3,7` only those prompts (1-based),
+// `--dump DIR` writes every stream's text and each checked page's failed checks with their details,
+// `--gateway-toml FILE` adds its lines to the embedded model's provider table (to try a system prompt).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchBrowser, openFlint, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
 const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : null);
 const out = arg('--out');
 const allPrompts = JSON.parse(readFileSync(new URL('../fixtures/quality-prompts.json', import.meta.url), 'utf8'));
+const only = arg('--only')?.split(',').map(Number);
 const prompts = allPrompts.slice(0, Number(arg('--prompts') ?? allPrompts.length));
-const CONFIGS = [1, 4, 8];
+const CONFIGS = arg('--configs')?.split(',').map(Number) ?? [1, 4, 8];
+const dump = arg('--dump');
 const SEED = 4_200;
 const TIMEOUT_MS = 10 * 60_000;
 
 const upstream = await startUpstream();
-const gateway = await startGateway({ upstreamUrl: upstream.url });
+// `--gateway-toml FILE`: lines added to the embedded model's [[providers]] table (system_prompt, …).
+const extraToml = arg('--gateway-toml') ? readFileSync(arg('--gateway-toml'), 'utf8') : '';
+const gateway = await startGateway({ upstreamUrl: upstream.url, toml: extraToml });
 const browser = await launchBrowser();
 
 /**
@@ -26,7 +33,22 @@ const browser = await launchBrowser();
  * Run to the moment the app names its pick (a single run: its page checked).
  */
 async function measure(model, prompt, count, seed) {
-  const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: `globalThis.__flintSeed = ${seed};` });
+  // With --dump, every stream's text as the app receives it (its socket opens before a page
+  // listener could be attached, so the page's WebSocket is wrapped instead).
+  const record = dump ? `
+    const Socket = WebSocket;
+    globalThis.__texts = {};
+    globalThis.WebSocket = class extends Socket {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', ({ data }) => {
+          if (typeof data !== 'string' || !data.includes('"delta"')) return;
+          const f = JSON.parse(data);
+          if (f.type === 'delta') __texts[f.stream] = (__texts[f.stream] ?? '') + f.text;
+        });
+      }
+    };` : '';
+  const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: `globalThis.__flintSeed = ${seed};${record}` });
   await page.getByTestId('variations-count').selectOption(String(count));
   if (count > 1) await page.getByTestId('best-of').check();
   await page.getByTestId('model-picker').selectOption(model);
@@ -49,8 +71,12 @@ async function measure(model, prompt, count, seed) {
   const failed = await page.locator(lists).evaluateAll((els) => els.map(
     (el) => [...el.querySelectorAll('li[data-passed="false"]')].map((li) => li.dataset.check),
   ));
+  const details = await page.locator(lists).evaluateAll((els) => els.map(
+    (el) => [...el.querySelectorAll('li[data-passed="false"]')].map((li) => `${li.dataset.check}: ${li.querySelector('.check-detail')?.textContent ?? ''}`),
+  ));
+  const texts = dump ? Object.values(await page.evaluate(() => globalThis.__texts)) : [];
   await context.close();
-  return { wallMs, scores, best, stopped, failed };
+  return { wallMs, scores, best, stopped, failed, details, texts };
 }
 
 const modelId = await (async () => {
@@ -63,11 +89,18 @@ const modelId = await (async () => {
 const rows = [];
 const totals = Object.fromEntries(CONFIGS.map((n) => [n, { pass: 0, wallMs: 0, pages: 0, failed: {} }]));
 for (const [i, prompt] of prompts.entries()) {
-  const row = { prompt, results: {} };
+  if (only && !only.includes(i + 1)) continue;
+  const row = { prompt, index: i, results: {} };
   // Interleaved per prompt, so that each configuration sees the same machine.
   for (const count of CONFIGS) {
     const r = await measure(modelId, prompt, count, SEED + i * 16);
     row.results[count] = r;
+    if (dump) {
+      const dir = `${dump}/${String(i + 1).padStart(2, '0')}-x${count}`;
+      mkdirSync(dir, { recursive: true });
+      r.texts.forEach((text, k) => writeFileSync(`${dir}/stream-${k + 1}.txt`, text));
+      writeFileSync(`${dir}/failed.txt`, `${r.details.map((d) => d.join('\n')).join('\n---\n')}\n`);
+    }
     totals[count].pass += r.best ? 1 : 0;
     totals[count].wallMs += r.wallMs;
     totals[count].pages += r.failed.length;
@@ -82,7 +115,8 @@ await gateway.stop();
 upstream.stop();
 
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const single = totals[1].wallMs;
+// Without a single-run column (--configs) the ratios are against the first column run.
+const single = totals[CONFIGS[0]].wallMs;
 const label = (n) => (n === 1 ? 'single run' : `best of ${n}`);
 let md = `# Judging: answers passing every check, single run vs best of N\n\n`;
 md += `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC\n`;
@@ -99,7 +133,7 @@ md += `- Best of N is the app's mode: tile 1 is the single run (same seed, defau
 md += `- Wall time: Run pressed → the app names its pick (a single run: its page checked), summed over the prompts.\n\n`;
 md += `| run | prompts passing | wall time | ÷ single run |\n|---|---:|---:|---:|\n`;
 for (const n of CONFIGS) {
-  md += `| ${label(n)} | **${totals[n].pass}/${prompts.length}** | ${s(totals[n].wallMs)} | ${(totals[n].wallMs / single).toFixed(2)}× |\n`;
+  md += `| ${label(n)} | **${totals[n].pass}/${rows.length}** | ${s(totals[n].wallMs)} | ${(totals[n].wallMs / single).toFixed(2)}× |\n`;
 }
 md += `\nChecks failed, over every checked page: `
   + CONFIGS.map((n) => `${label(n)} (${totals[n].pages} pages): `
@@ -107,7 +141,8 @@ md += `\nChecks failed, over every checked page: `
     .join('; ') + '.\n';
 md += `\nTarget (issue 16): best of 8 passes ≥ 17 of 20 where a single run passes about half, in ≤ 2.5× a single run's time.\n\n`;
 md += `| # | prompt | ${CONFIGS.map(label).join(' | ')} |\n|---:|---|${CONFIGS.map(() => '---').join('|')}|\n`;
-for (const [i, row] of rows.entries()) {
+for (const row of rows) {
+  const i = row.index;
   const cells = CONFIGS.map((n) => {
     const r = row.results[n];
     const scores = r.scores.map(([p, t]) => `${p}/${t}`).join(' ');

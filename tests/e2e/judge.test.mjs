@@ -1,6 +1,6 @@
 // Issue 16 end to end: every finished page is run again hidden and checked (whole document, something
-// shows, the elements the prompt names, buttons respond, no errors, no failed loads); variations are
-// ranked by their checks and "Pick best" promotes the winner; a failing page offers Fix (button and
+// shows, the elements the prompt names, a clock keeps time, it is about what was asked, buttons
+// respond, no errors, no failed loads); variations are ranked by their checks and "Pick best" promotes the winner; a failing page offers Fix (button and
 // F key), auto-fix stops at its cap and after a cancel; a page that loops is stopped in its check;
 // picking the second of three buttons scopes the next edit to it.
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import {
 
 const flint = useFlint({
   models: ['judge-best', 'judge-dead', 'judge-error', 'judge-error@40', 'judge-error@10', 'judge-bare', 'judge-fix', 'judge-loop',
-    'pick-page', 'pick-red'],
+    'judge-clock', 'judge-frozen', 'judge-stopwatch', 'judge-offtopic', 'pick-page', 'pick-red'],
 });
 
 /** Problems of Flint's own page: the generated pages' errors (which Playwright also reports) are left out. */
@@ -76,7 +76,8 @@ test('four variations of known quality are ranked by their checks, and B picks t
   const badges = page.locator('[data-testid="tile-checks"][data-state="done"]');
   await assertEventually(async () => (await badges.count()) === 4, 'not every tile was checked', 20_000);
 
-  const expected = { 'judge-best': ['1', '6/6'], 'judge-dead': ['2', '5/6'], 'judge-error': ['3', '4/6'], 'judge-bare': ['4', '3/5'] };
+  // Six checks and the topic ("clicks" is met by "Clicked 0 times"; the bare page says "Click").
+  const expected = { 'judge-best': ['1', '7/7'], 'judge-dead': ['2', '6/7'], 'judge-error': ['3', '5/7'], 'judge-bare': ['4', '4/6'] };
   for (const [model, [rank, score]] of Object.entries(expected)) {
     const tile = tileOf(page, model);
     assert.equal(await tile.getAttribute('data-rank'), rank, `${model} is not ranked ${rank}`);
@@ -105,6 +106,33 @@ test('four variations of known quality are ranked by their checks, and B picks t
   await assertEventually(async () => (await editorText(page)).includes('<h1 id="which">Best</h1>'),
     'B did not put the best tile\'s code in the editor');
   assert.match(await tileOf(page, 'judge-best').getAttribute('class'), /promoted/);
+  assert.deepEqual(pageOwn(problems), []);
+});
+
+test('a clock must keep time and a page must be about what was asked: frozen and off-topic pages rank last', async () => {
+  await flint.upstream.reset();
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('compare-toggle').check();
+  const models = ['judge-offtopic', 'judge-frozen', 'judge-stopwatch', 'judge-clock'];
+  for (const model of models) {
+    await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
+  }
+  await page.getByTestId('prompt-input').fill('a digital clock that shows the current time');
+  await page.getByTestId('run-button').click();
+  const badges = page.locator('[data-testid="tile-checks"][data-state="done"]');
+  await assertEventually(async () => (await badges.count()) === 4, 'not every tile was checked', 30_000);
+  // complete, visible, keeps time, about what was asked, (buttons,) errors, loads.
+  const scores = { 'judge-clock': '6/6', 'judge-stopwatch': '7/7', 'judge-frozen': '5/6', 'judge-offtopic': '4/6' };
+  for (const [model, score] of Object.entries(scores)) {
+    assert.match(await tileOf(page, model).getByTestId('tile-checks').textContent(), new RegExp(`✓ ${score}`), `${model} does not score ${score}`);
+  }
+  const why = async (model, check) => tileOf(page, model).locator(`li[data-check="${check}"]`).textContent();
+  assert.match(await why('judge-clock', 'ticks'), /changed by itself/);
+  assert.match(await why('judge-stopwatch', 'ticks'), /after “Start” was clicked/);
+  assert.match(await why('judge-frozen', 'ticks'), /Nothing changed in 1.2 s, and no Start button was found/);
+  assert.match(await why('judge-offtopic', 'topic'), /Nothing on the page mentions what was asked for/);
+  assert.equal(await tileOf(page, 'judge-frozen').getAttribute('data-rank'), '3');
+  assert.equal(await tileOf(page, 'judge-offtopic').getAttribute('data-rank'), '4');
   assert.deepEqual(pageOwn(problems), []);
 });
 
@@ -140,7 +168,7 @@ test('a page with an error offers Fix; F sends what failed with the code, and th
   await runPrompt(page, 'scripted/judge-error', 'a button that counts clicks');
   await waitForStatus(page, 'done');
   const broken = await mainChecks(page);
-  assert.equal(broken.passed, 4, `the broken page scored ${broken.text}`);
+  assert.equal(broken.passed, 5, `the broken page scored ${broken.text}`);
   const failed = await failedChecks(page);
   assert.deepEqual(Object.keys(failed).sort(), ['buttons', 'errors']);
 
@@ -161,7 +189,7 @@ test('a page with an error offers Fix; F sends what failed with the code, and th
   // The proposal is reviewed as any edit; its page is checked and passes.
   await page.getByTestId('apply-review').click();
   await assertEventually(async () => !(await editorText(page)).includes('setUpCounter();'), 'the fix was not applied');
-  await assertEventually(async () => (await mainChecks(page)).passed === 6, 'the fixed page does not pass every check', 15_000);
+  await assertEventually(async () => (await mainChecks(page)).passed === 7, 'the fixed page does not pass every check', 15_000);
   assert.equal(await page.getByTestId('fix-page').count(), 0, 'Fix is still offered for a passing page');
   assert.deepEqual(pageOwn(problems), []);
 });

@@ -74,7 +74,7 @@ fn job(base: Option<&str>) -> Rc<Job> {
         auto_continue: None,
         prices: Vec::new(),
         prompt_tokens: None,
-        expect: Vec::new(),
+        expect: Default::default(),
         fix_attempt: 0,
         scope: None,
         seed: None,

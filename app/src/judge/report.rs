@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::vocabulary::Term;
+use super::vocabulary::Expect;
 
 /// Longest detail kept, in characters.
 const DETAIL_CHARS: usize = 300;
@@ -120,10 +120,10 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// The report for the page made from `code`, from the check frame's `json` about it; `terms` are
-/// what the prompt named. A report that cannot be read, or a page that never finished, fails
+/// The report for the page made from `code`, from the check frame's `json` about it; `expect` is
+/// what the prompt named and its topic. A report that cannot be read, or a page that never finished, fails
 /// every check the frame was to make, with the reason.
-pub fn read(json: &str, terms: &[&Term], code: &str) -> Report {
+pub fn read(json: &str, expect: &Expect, code: &str) -> Report {
     let complete = complete_document(code);
     let mut checks = vec![Check {
         id: "complete".into(),
@@ -134,7 +134,10 @@ pub fn read(json: &str, terms: &[&Term], code: &str) -> Report {
         }),
     }];
     let mut wanted: Vec<(String, String)> = vec![("visible".into(), "Something shows".into())];
-    wanted.extend(terms.iter().map(|t| (t.id.to_owned(), t.label.to_owned())));
+    wanted.extend(expect.terms.iter().map(|t| (t.id.to_owned(), t.label.to_owned())));
+    if !expect.topic.is_empty() {
+        wanted.push(("topic".into(), "About what was asked".into()));
+    }
     wanted.push(("buttons".into(), "Buttons respond".into()));
     wanted.push(("errors".into(), "No errors".into()));
     wanted.push(("loads".into(), "Everything loads".into()));

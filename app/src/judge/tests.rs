@@ -1,5 +1,5 @@
 use super::report::{complete_document, read};
-use super::vocabulary::{TERMS, term};
+use super::vocabulary::{self, TERMS, term};
 use super::*;
 
 const PAGE: &str = "<!DOCTYPE html>\n<html><body><button>+1</button></body></html>\n";
@@ -22,15 +22,51 @@ fn a_prompt_names_the_elements_it_expects() {
 }
 
 #[test]
-fn every_term_has_a_label_and_a_selector_and_a_unique_id() {
+fn words_imply_what_the_page_needs_whatever_it_is_built_from() {
+    assert_eq!(
+        ids(&expected(&["a login form with email and password", ""])),
+        ["has:input", "has:password", "has:form"]
+    );
+    assert_eq!(ids(&expected(&["a tip calculator", ""])), ["has:controls"]);
+    assert_eq!(ids(&expected(&["a dark mode toggle", ""])), ["has:controls"]);
+    assert_eq!(ids(&expected(&["a digital clock", ""])), ["ticks"]);
+    assert_eq!(ids(&expected(&["a stopwatch with start, stop and reset", ""])), ["ticks"]);
+    assert_eq!(ids(&expected(&["a countdown timer from 10 seconds", ""])), ["ticks"], "each term once");
+    assert!(expected(&["a landing page for a coffee shop", ""]).is_empty());
+}
+
+#[test]
+fn every_term_has_a_label_and_a_need_and_a_unique_id() {
     for t in TERMS {
-        assert!(t.id.starts_with("has:") && t.label.starts_with("Has ") && !t.selector.is_empty(), "{t:?}");
+        match t.need {
+            vocabulary::Need::Shown(selector) => {
+                assert!(
+                    t.id.starts_with("has:") && t.label.starts_with("Has ") && !selector.is_empty(),
+                    "{t:?}"
+                )
+            }
+            vocabulary::Need::Ticks => assert_eq!(t.id, "ticks"),
+        }
         assert_eq!(term(t.id), Some(t));
     }
-    let json: serde_json::Value =
-        serde_json::from_str(&expect_json(&expected(&["a table and a link"]))).unwrap();
+    let asked = expect("a table, a link and a clock", "", false);
+    let json: serde_json::Value = serde_json::from_str(&expect_json(&asked)).unwrap();
     assert_eq!(json[0]["id"], "has:table");
     assert_eq!(json[1]["selector"], "a[href]");
+    assert_eq!(json[2], serde_json::json!({ "id": "ticks", "ticks": true }));
+    assert_eq!(json[3], serde_json::json!({ "id": "topic", "stems": ["table", "link", "clock"] }));
+}
+
+#[test]
+fn the_topic_is_the_goals_and_the_prompts_but_an_edit_says_nothing_about_it() {
+    assert_eq!(expect("a tip calculator", "for a cafe", false).topic, ["cafe", "tip", "calcu"]);
+    let edit = expect("make the button red", "a coffee shop", true);
+    assert_eq!(edit.topic, ["coffe", "shop"], "an edit's words are not the page's topic");
+    assert_eq!(ids(&edit.terms), ["has:button"], "but the elements it names are checked");
+    assert!(expect("make it red", "", true).topic.is_empty(), "no goal, an edit: no topic check");
+    let none =
+        serde_json::from_str::<serde_json::Value>(&expect_json(&expect("make it red", "", true))).unwrap();
+    assert_eq!(none, serde_json::json!([]));
 }
 
 #[test]
@@ -52,7 +88,7 @@ fn results(list: &[(&str, Option<bool>, Option<&str>)]) -> String {
 
 #[test]
 fn a_report_lists_every_check_in_order_and_leaves_out_those_that_do_not_apply() {
-    let terms = expected(&["a button"]);
+    let terms = Expect { terms: expected(&["a button"]), topic: Vec::new() };
     let json = results(&[
         ("loads", Some(true), None),
         ("errors", Some(false), Some("Uncaught TypeError: x is null (line 3:1)")),
@@ -76,9 +112,21 @@ fn a_report_lists_every_check_in_order_and_leaves_out_those_that_do_not_apply() 
     assert_eq!(report.score(), "5/6");
     assert_eq!(report.summary(), "1 of 6 checks failed");
 
-    let none =
-        read(&results(&[("visible", Some(true), None), ("buttons", None, Some("no buttons"))]), &[], PAGE);
+    let none = read(
+        &results(&[("visible", Some(true), None), ("buttons", None, Some("no buttons"))]),
+        &Expect::default(),
+        PAGE,
+    );
     assert!(!none.checks.iter().any(|c| c.id == "buttons"), "no buttons: not a check");
+
+    // The topic follows what the prompt named; unreported, it fails.
+    let asked = expect("a button that counts clicks", "", false);
+    let json =
+        results(&[("visible", Some(true), None), ("topic", Some(false), Some("Nothing mentions it."))]);
+    let report = read(&json, &asked, PAGE);
+    let ids: Vec<&str> = report.checks.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["complete", "visible", "has:button", "topic", "buttons", "errors", "loads"]);
+    assert_eq!(report.checks.iter().find(|c| c.id == "topic").unwrap().label, "About what was asked");
 }
 
 #[test]
@@ -92,7 +140,7 @@ fn a_report_is_the_pages_word_so_only_known_names_count_once_and_details_are_cli
         ("errors", Some(false), Some(&long)),
         ("made-up", Some(true), None),
     ]);
-    let report = read(&json, &[], "<p>not a document</p>");
+    let report = read(&json, &Expect::default(), "<p>not a document</p>");
     assert!(!report.checks.iter().any(|c| c.id == "made-up" || c.id == "has:button"), "unasked names count");
     assert!(!report.checks[0].passed, "the page cannot say it is a whole document");
     assert!(report.checks.iter().find(|c| c.id == "visible").unwrap().passed, "the first answer counts");
@@ -104,7 +152,7 @@ fn a_report_is_the_pages_word_so_only_known_names_count_once_and_details_are_cli
 
 #[test]
 fn a_page_that_never_finished_or_an_unreadable_report_fails_every_check_with_the_reason() {
-    let terms = expected(&["a button"]);
+    let terms = Expect { terms: expected(&["a button"]), topic: Vec::new() };
     let hung =
         read(r#"{"failed":"The page did not finish in 6 s: a script may loop or block."}"#, &terms, PAGE);
     assert_eq!(hung.passed(), 1, "only the document check, made here, can pass");

@@ -6,17 +6,11 @@ use leptos::prelude::*;
 
 use super::{Inner, Target};
 use crate::interop::preview::Preview;
-use crate::judge::{Checked, Term, expect_json, guard_loops, report};
+use crate::judge::{Checked, Expect, expect_json, guard_loops, report};
 
 impl Inner {
     /// Checks `doc`, which just started running in `target`'s preview, against `expect`.
-    pub(super) fn check_page(
-        &self,
-        target: Target,
-        preview: &Preview,
-        doc: &str,
-        expect: Vec<&'static Term>,
-    ) {
+    pub(super) fn check_page(&self, target: Target, preview: &Preview, doc: &str, expect: Expect) {
         let seq = self.check_seq.get() + 1;
         self.check_seq.set(seq);
         self.set_checked(target, seq, Checked::Running);
