@@ -125,7 +125,8 @@ md += `- Command: \`cargo xtask bench judge\` (\`node tests/bench/judge.mjs --ou
 md += `- Model: the embedded model (\`${modelId}\`), the gateway's 8 parallel sequences; seeds ${SEED} + 16 × prompt`
   + ` (+ tile index); a single run uses that seed and the model's default sampling.\n`;
 md += `- Checks: the app's own, in each page's hidden check frame (whole document, something shows, the elements the prompt`
-  + ` names, buttons respond, no errors, no failed loads). "Passes" = some page of the run passes all of them.\n`;
+  + ` names or implies — a calculator has controls, a login a password field, a clock keeps time —, it is about what was`
+  + ` asked, buttons respond, no errors, no failed loads). "Passes" = some page of the run passes all of them.\n`;
 md += `- Best of N is the app's mode: tile 1 is the single run (same seed, default sampling), tiles 2… are sampled cooler`
   + ` (0.25–0.6, fixed per tile, so best of 8 runs best of 4's tiles). Once one page passes every check the`
   + ` variations still streaming are stopped; otherwise, once the first page is complete, the rest get 1.5× its time`

@@ -13,9 +13,14 @@ const CHATML: &str = "{% for message in messages %}{{ '<|im_start|>' + message['
                       message['content'] + '<|im_end|>\n' }}{% endfor %}{% if add_generation_prompt \
                       %}{{ '<|im_start|>assistant\n' }}{% endif %}";
 
-/// The system prompt used when a request brings none: tuned so that SmolLM2-135M answers with one
-/// complete HTML document in one fenced block as often as it can (see `bench/local-quality.md`).
-pub const TUNED_SYSTEM_PROMPT: &str = "You are a web developer. Reply with one complete HTML file in a ```html code block: <!DOCTYPE html>, <html>, <head> with <style>, <body> with the page and a <script> if needed, ending with </html>. No explanations.";
+/// The system prompt put in front of every conversation: tuned so that SmolLM2-135M answers with
+/// one complete HTML document in one fenced block as often as it can (see `bench/local-quality.md`),
+/// and against the checks best of N ranks by (`bench/judge.md`): the script at the end of the body
+/// (scripts in `<head>` looked up elements not yet there) and buttons that do something. Tried and
+/// left out: naming what not to use ("no CDN, no images from the web") made this model add CDN
+/// scripts more often (failed loads 13 → 32 of best of 8's pages), and a worked example was copied
+/// into every answer ("a tip calculator" became the example's button).
+pub const TUNED_SYSTEM_PROMPT: &str = "You are a web developer. Reply with one complete HTML file in a ```html code block: <!DOCTYPE html>, <html>, <head> with <style>, <body> with the page and its <script> at the end of the body, ending with </html>. Every button must change the page when clicked. No explanations.";
 
 /// Why a conversation could not be rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

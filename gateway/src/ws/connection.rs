@@ -8,25 +8,20 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::{Message, Utf8Bytes};
-use flint_protocol::{
-    ClientMessage, ErrorCode, GenParams, PROTOCOL_VERSION, Secret, ServerMessage, StartRequest, StreamId,
-};
+use flint_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, Secret, ServerMessage, StreamId};
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use serde::Deserialize;
 use tokio::task;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 use super::frames::{self, Outgoing};
 use super::resume;
-use super::session::{Running, Session};
-use super::stream::{self, StreamJob};
+use super::session::Session;
 use crate::AppState;
 use crate::history;
 use crate::limits::Refusal;
 use crate::person::Person;
-use crate::providers::GenRequest;
 
 /// How often an idle connection is pinged, so proxies do not close it.
 const KEEPALIVE: Duration = Duration::from_secs(20);
@@ -43,6 +38,8 @@ pub(super) struct Connection<S> {
     token: Option<Secret>,
     /// Nothing has arrived yet: only now may the page resume.
     pub(super) fresh: bool,
+    /// The last [`Replay::mark`](super::replay::Replay::mark) a ping asked the page to confirm.
+    receipt_asked: u64,
 }
 
 /// The socket is over.
@@ -87,7 +84,7 @@ pub async fn serve_socket<S, R, E>(
     let token = if grace.is_zero() { None } else { resume::new_token() };
     let session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
     let tab = state.people().open_socket(&session.person);
-    let mut c = Connection { sink, state, session, token, fresh: true };
+    let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0 };
     tracing::info!("connected");
     let hello = ServerMessage::Hello {
         protocol: PROTOCOL_VERSION,
@@ -157,9 +154,7 @@ pub async fn serve_socket<S, R, E>(
             Some(joined) = c.session.tasks.join_next_with_id(), if !c.session.tasks.is_empty() => {
                 c.reap(joined).await
             }
-            _ = keepalive.tick() => {
-                c.sink.send(Message::Ping(Bytes::new())).await.map_err(|_| Closed::Dropped)
-            }
+            _ = keepalive.tick() => c.ask_receipt().await,
         };
         if let Err(closed) = step {
             break closed;
@@ -231,7 +226,20 @@ where
             batch += 1;
             next = if batch < 64 { self.session.from_streams.try_recv().ok() } else { None };
         }
-        self.sink.flush().await.map_err(|_| Closed::Dropped)
+        self.sink.flush().await.map_err(|_| Closed::Dropped)?;
+        if self.session.replay.mark() > self.receipt_asked {
+            self.ask_receipt().await?;
+        }
+        Ok(())
+    }
+
+    /// Pings the page with the replay's mark: its pong says it has every frame sent so far, and
+    /// the streams that had ended are let go (see `replay`). Also the keep-alive.
+    async fn ask_receipt(&mut self) -> Result<(), Closed> {
+        let mark = self.session.replay.mark();
+        self.receipt_asked = mark;
+        let payload = Bytes::copy_from_slice(&mark.to_be_bytes());
+        self.sink.send(Message::Ping(payload)).await.map_err(|_| Closed::Dropped)
     }
 
     async fn on_message(&mut self, message: Message) -> Result<(), Closed> {
@@ -249,7 +257,18 @@ where
             // A close without a reason (a page replacing a silent socket) may be followed by a
             // resume.
             Message::Close(_) => Err(Closed::Dropped),
-            Message::Ping(_) | Message::Pong(_) => Ok(()),
+            Message::Pong(payload) => {
+                // Only a pong of our own ping carries eight bytes; others confirm nothing.
+                if let Ok(mark) = <[u8; 8]>::try_from(payload.as_ref()) {
+                    let mark = u64::from_be_bytes(mark);
+                    // A page cannot confirm what was never sent.
+                    if mark <= self.receipt_asked {
+                        self.session.replay.delivered(mark);
+                    }
+                }
+                Ok(())
+            }
+            Message::Ping(_) => Ok(()),
         }
     }
 
@@ -320,71 +339,6 @@ where
         Ok(())
     }
 
-    async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
-        let id = start.stream;
-        let limits = self.state.limits();
-        if self.session.running.contains_key(&id) {
-            let message = format!("stream {id} is already running on this connection; use a new id");
-            return self.send(frames::error(None, ErrorCode::DuplicateStream, message)).await;
-        }
-        if self.session.running.len() >= limits.max_streams_per_connection {
-            let message = format!(
-                "this tab already runs {} streams, the most this gateway allows at once \
-                 (server.max_streams_per_connection); cancel one or wait for one to finish",
-                self.session.running.len()
-            );
-            return self.send(frames::error(Some(id), ErrorCode::TooManyStreams, message)).await;
-        }
-        let Some((provider, model)) = self.state.find_model(&start.model) else {
-            let message = format!(
-                "no configured provider offers the model {:?}; /api/models lists the ones that are",
-                start.model
-            );
-            return self.send(frames::error(Some(id), ErrorCode::UnknownModel, message)).await;
-        };
-        if let Err(message) = check_sampling(&start.params) {
-            return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
-        }
-        let key = self.session.keys.get(provider.name()).cloned();
-        let people = self.state.people();
-        let permitted = if key.is_some() {
-            people.start_stream_own_key(&self.session.person)
-        } else {
-            people.start_stream(&self.session.person).await
-        };
-        let permit = match permitted {
-            Ok(permit) => permit,
-            Err(refusal) => return self.send(refused(Some(id), refusal)).await,
-        };
-        let mut params = start.params;
-        params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
-        params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
-        tracing::info!(stream = id, model = %start.model, "stream start");
-        let cancel = CancellationToken::new();
-        let job = StreamJob {
-            conn: self.session.conn,
-            id,
-            provider,
-            request: GenRequest {
-                client: self.session.conn,
-                person: self.session.person_key,
-                key,
-                model,
-                messages: start.messages,
-                params,
-            },
-            received_at,
-            cancel: cancel.clone(),
-            out: self.session.out.clone(),
-            permit,
-            metrics: std::sync::Arc::clone(self.state.metrics()),
-        };
-        self.session.replay.open(id);
-        let handle = self.session.tasks.spawn(stream::run(job));
-        self.session.running.insert(id, Running { cancel, task: handle.id() });
-        Ok(())
-    }
-
     /// A stream task ended. Normally its last frame already removed it; a task that panicked did
     /// not, and its client is told.
     async fn reap(&mut self, joined: Result<(task::Id, StreamId), task::JoinError>) -> Result<(), Closed> {
@@ -406,7 +360,7 @@ where
 }
 
 /// A person's limit reached: `rate_limited`, the sentence and when to retry.
-fn refused(stream: Option<StreamId>, refusal: Refusal) -> Utf8Bytes {
+pub(super) fn refused(stream: Option<StreamId>, refusal: Refusal) -> Utf8Bytes {
     let retry_after_ms = refusal.retry_after.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1));
     frames::encode(&ServerMessage::Error {
         stream,
@@ -414,26 +368,6 @@ fn refused(stream: Option<StreamId>, refusal: Refusal) -> Utf8Bytes {
         message: refusal.message,
         retry_after_ms,
     })
-}
-
-/// Refuses sampling values no provider accepts, before any upstream sees them: some answer with
-/// an error that names neither the parameter nor the range, others silently clamp or ignore them.
-/// `top_p` 0 would keep no token at all. A value too large for an `f32` arrives as infinity.
-fn check_sampling(params: &GenParams) -> Result<(), String> {
-    if let Some(t) = params.temperature.filter(|t| !(t.is_finite() && (0.0..=2.0).contains(t))) {
-        return Err(format!("temperature {t} is out of range: use a number from 0 to 2"));
-    }
-    if let Some(p) = params.top_p.filter(|p| !(p.is_finite() && *p > 0.0 && *p <= 1.0)) {
-        return Err(format!("top_p {p} is out of range: use a number above 0 and at most 1"));
-    }
-    Ok(())
-}
-
-/// The length limit sent upstream: always set, so no provider reserves its own (often huge) default
-/// per stream, and at most `cap` (`server.max_tokens`). At least 1, because upstreams reject 0.
-fn capped_max_tokens(asked: Option<u32>, cap: u32) -> u32 {
-    let cap = cap.max(1);
-    asked.unwrap_or(cap).clamp(1, cap)
 }
 
 /// The `stream` field of an oversized frame, read without building the rest.

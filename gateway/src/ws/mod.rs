@@ -20,6 +20,7 @@ mod replay;
 mod resume;
 mod resumed;
 mod session;
+mod start;
 mod stream;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,12 @@
 //! total is capped per connection (`server.resume_buffer_bytes`): while the socket is up the oldest
 //! frames go first (the page has most likely read them), while it is away nothing may go, so going
 //! over the cap gives up on resuming (the caller stops the streams) and says why.
+//!
+//! A stream that ended needs nothing kept once the page has all of it. The connection learns that
+//! from a WebSocket ping that carries [`Replay::mark`]: the browser answers a ping by itself, after
+//! every frame sent before it arrived, so its pong with the mark (see [`Replay::delivered`]) frees
+//! the streams that had ended by then. Without it a tab held its finished answers' frames until
+//! the 8 MiB cap, a resume or its end (~30 KB a stream: `bench/scale.md`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -35,8 +41,9 @@ struct Log {
     trimmed: bool,
     /// The last delta `seq` let go, if any.
     trimmed_through: Option<u32>,
-    /// Its `Done` or `Error` is among the frames.
-    ended: bool,
+    /// Its `Done` or `Error` is among the frames: when, in the order streams ended (see
+    /// [`Replay::mark`]).
+    ended: Option<u64>,
 }
 
 /// Every kept frame of one connection, and why streams can no longer be resumed.
@@ -45,8 +52,10 @@ pub(crate) struct Replay {
     cap: usize,
     bytes: usize,
     logs: HashMap<StreamId, Log>,
-    /// Streams that ended, oldest first: the first to let go.
-    ended: VecDeque<StreamId>,
+    /// Streams that ended, oldest first, with when they ended: the first to let go.
+    ended: VecDeque<(u64, StreamId)>,
+    /// Streams that ended so far.
+    ended_total: u64,
     /// Streams given up on, with the sentence a resuming page gets.
     lost: HashMap<StreamId, &'static str>,
 }
@@ -54,7 +63,34 @@ pub(crate) struct Replay {
 impl Replay {
     /// Keeps at most `cap` bytes of frames.
     pub(crate) fn new(cap: usize) -> Self {
-        Self { cap, bytes: 0, logs: HashMap::new(), ended: VecDeque::new(), lost: HashMap::new() }
+        Self {
+            cap,
+            bytes: 0,
+            logs: HashMap::new(),
+            ended: VecDeque::new(),
+            ended_total: 0,
+            lost: HashMap::new(),
+        }
+    }
+
+    /// How many streams have ended: a ping carrying this asks the page to confirm it has them.
+    pub(crate) fn mark(&self) -> u64 {
+        self.ended_total
+    }
+
+    /// The page answered the ping that carried `mark`, so it has every frame sent before it: the
+    /// streams that had ended by then are let go. They are not "lost": the page has them whole
+    /// and never asks for them again.
+    pub(crate) fn delivered(&mut self, mark: u64) {
+        while let Some(&(at, id)) = self.ended.front() {
+            if at >= mark {
+                break;
+            }
+            self.ended.pop_front();
+            if self.logs.get(&id).is_some_and(|l| l.ended == Some(at)) {
+                self.forget(id);
+            }
+        }
     }
 
     /// Bytes kept now.
@@ -93,17 +129,18 @@ impl Replay {
         let log = self.logs.entry(out.stream).or_default();
         log.frames.push_back((out.seq, out.frame.clone()));
         self.bytes += out.frame.len();
-        if out.last && !log.ended {
-            log.ended = true;
-            self.ended.push_back(out.stream);
+        if out.last && log.ended.is_none() {
+            log.ended = Some(self.ended_total);
+            self.ended.push_back((self.ended_total, out.stream));
+            self.ended_total += 1;
         }
     }
 
     /// Lets go of one stream's frames that most likely reached the page: a whole ended stream
     /// first, else the front frame of the longest running one. `false` when nothing is left.
     fn let_go_oldest(&mut self) -> bool {
-        while let Some(id) = self.ended.pop_front() {
-            if let Some(log) = self.logs.get(&id).filter(|l| l.ended) {
+        while let Some((at, id)) = self.ended.pop_front() {
+            if let Some(log) = self.logs.get(&id).filter(|l| l.ended == Some(at)) {
                 let freed: usize = log.frames.iter().map(|(_, f)| f.len()).sum();
                 self.bytes -= freed;
                 self.logs.remove(&id);

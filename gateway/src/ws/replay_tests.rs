@@ -59,3 +59,31 @@ fn while_away_the_cap_gives_up_and_says_why() {
     r.open(1);
     assert!(!r.is_lost(1), "a new stream under the id starts afresh");
 }
+
+#[test]
+fn a_pong_with_the_mark_lets_go_of_the_streams_that_had_ended_and_nothing_else() {
+    let mut r = Replay::new(1 << 20);
+    for id in 1..=3 {
+        r.open(id);
+        r.keep(&frame(id, Some(0), "text", false));
+    }
+    r.keep(&frame(1, None, "done", true));
+    let mark = r.mark();
+    // Ends after the ping left: the pong does not prove the page has it.
+    r.keep(&frame(2, None, "done", true));
+    let before = r.bytes();
+    r.delivered(mark);
+    assert_eq!(r.missed(1, None), Err(EXPIRED), "stream 1 is let go");
+    assert!(!r.is_lost(1), "and not reported lost: the page has it whole");
+    assert_eq!(r.bytes(), before - "text".len() - "done".len());
+    assert_eq!(texts(r.missed(2, Some(0)).unwrap()), ["done"], "ended after the ping: kept");
+    assert_eq!(texts(r.missed(3, None).unwrap()), ["text"], "still running: kept");
+    r.delivered(r.mark());
+    assert_eq!(r.missed(2, None), Err(EXPIRED));
+    assert_eq!(r.bytes(), "text".len());
+    // An old mark, or one from before a stream id was used again, frees nothing new.
+    r.open(1);
+    r.keep(&frame(1, Some(0), "again", true));
+    r.delivered(mark);
+    assert_eq!(texts(r.missed(1, None).unwrap()), ["again"]);
+}

@@ -312,3 +312,49 @@ async fn a_page_back_before_the_gateway_saw_its_socket_die_takes_the_session_ove
         .expect("no panic");
     assert_eq!(fake.requests.lock().unwrap().len(), 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_finished_answer_the_browser_confirmed_is_no_longer_kept_and_one_it_did_not_is() {
+    for confirmed in [false, true] {
+        let (state, _) = gateway(resumable(), LimitsConfig::default());
+        let mut first = open(&state, 1, ADA);
+        let token = first.hello().await.expect("a resume token");
+        first.send(START_NUMBERED);
+        let mut seen = Seen::default();
+        let mark = loop {
+            let message = tokio::time::timeout(Duration::from_secs(5), first.from_gateway.next())
+                .await
+                .expect("a frame within 5 s")
+                .expect("connection still open");
+            match message {
+                Message::Text(text) => seen.take(serde_json::from_str(&text).expect("valid frames")),
+                // The ping that follows Done asks the browser to confirm it has it.
+                Message::Ping(payload) if seen.end.is_some() => break payload,
+                _ => {}
+            }
+        };
+        if confirmed {
+            // What a browser does by itself: echo the ping's payload.
+            first.to_gateway.unbounded_send(Ok(Message::Pong(mark))).expect("open");
+            // Frames are read in order: once the JSON ping is answered, the pong was handled.
+            first.send(r#"{"type":"ping","nonce":7}"#);
+            while !matches!(first.next().await, ServerMessage::Pong { nonce: 7 }) {}
+        }
+        let _waiting = first.cut();
+        let mut second = open(&state, 2, ADA);
+        second.hello().await;
+        second.resume(&token, Some(19));
+        let frame = second.next().await;
+        if confirmed {
+            assert!(
+                matches!(frame, ServerMessage::Error { stream: Some(1), code: ErrorCode::ResumeExpired, .. }),
+                "the confirmed answer is still kept: {frame:?}"
+            );
+        } else {
+            assert!(
+                matches!(frame, ServerMessage::Done { stream: 1, .. }),
+                "unconfirmed, Done is sent again: {frame:?}"
+            );
+        }
+    }
+}
