@@ -141,8 +141,8 @@ pub fn test(args: &[String]) -> Result<()> {
 
     // Trunk alone: no end-to-end test reads the brotli and gzip copies (the gateway's serving of
     // them has its own tests, `gateway/tests/static_files.rs`), and writing them from an empty
-    // cache took 124 s of a fresh machine's CI. Trunk empties dist/ first, so no stale copy is
-    // served beside a new file.
+    // cache took 124 s of a fresh machine's CI. A successful Trunk build replaces what dist/ held
+    // (trunk-rs/trunk#108), so no stale copy is served beside a new file.
     trunk_build()?;
     build_release_bins()?;
     run(e2e_env(Command::new("node").args(["--test", "--test-concurrency=1"]).args(e2e_files(args)?))
