@@ -315,7 +315,8 @@ async fn a_page_back_before_the_gateway_saw_its_socket_die_takes_the_session_ove
 
 #[tokio::test(start_paused = true)]
 async fn a_finished_answer_the_browser_confirmed_is_no_longer_kept_and_one_it_did_not_is() {
-    for confirmed in [false, true] {
+    // A forged pong (a mark no ping carried) confirms nothing: it is sent like the browser's echo.
+    for (confirmed, forged) in [(false, false), (true, false), (false, true)] {
         let (state, _) = gateway(resumable(), LimitsConfig::default());
         let mut first = open(&state, 1, ADA);
         let token = first.hello().await.expect("a resume token");
@@ -333,9 +334,10 @@ async fn a_finished_answer_the_browser_confirmed_is_no_longer_kept_and_one_it_di
                 _ => {}
             }
         };
-        if confirmed {
+        if confirmed || forged {
             // What a browser does by itself: echo the ping's payload.
-            first.to_gateway.unbounded_send(Ok(Message::Pong(mark))).expect("open");
+            let pong = if forged { u64::MAX.to_be_bytes().to_vec().into() } else { mark };
+            first.to_gateway.unbounded_send(Ok(Message::Pong(pong))).expect("open");
             // Frames are read in order: once the JSON ping is answered, the pong was handled.
             first.send(r#"{"type":"ping","nonce":7}"#);
             while !matches!(first.next().await, ServerMessage::Pong { nonce: 7 }) {}
