@@ -207,6 +207,19 @@ self.FlintChecks = (() => {
     return out;
   }
 
+  /** The buttons a person could click now: enabled and shown. */
+  function clickable() {
+    return [...queryAll(doc, BUTTONS)].filter((el) => !hasAttribute(el, 'disabled') && rendered(el));
+  }
+
+  /** A 16×16 canvas that `canvases` draws the page's canvases down to. */
+  function scratchCanvas() {
+    const scratch = createElement(doc, 'canvas');
+    scratch.width = 16;
+    scratch.height = 16;
+    return scratch;
+  }
+
   function fields() {
     let out = '';
     for (const el of [...queryAll(doc, 'input, textarea, select')].slice(0, 50)) {
@@ -220,12 +233,10 @@ self.FlintChecks = (() => {
   }
 
   async function buttons() {
-    const found = [...queryAll(doc, BUTTONS)].filter((el) => !hasAttribute(el, 'disabled') && rendered(el));
+    const found = clickable();
     if (found.length === 0) return { pass: null, detail: 'The page has no buttons.' };
     const tried = found.slice(0, BUTTONS_MAX);
-    const scratch = createElement(doc, 'canvas');
-    scratch.width = 16;
-    scratch.height = 16;
+    const scratch = scratchCanvas();
     let changes = 0;
     const observer = new Observer((records) => {
       changes += records.length;
@@ -277,14 +288,12 @@ self.FlintChecks = (() => {
    * stopwatch or timer that waits to be started.
    */
   async function ticks() {
-    const scratch = createElement(doc, 'canvas');
-    scratch.width = 16;
-    scratch.height = 16;
+    const scratch = scratchCanvas();
     const state = () => `${readable()}\u0000${canvases(scratch)}\u0000${fields()}`;
     let before = state();
     await wait(TICK_WAIT_MS);
     if (state() !== before) return { pass: true, detail: 'It changed by itself.' };
-    const found = [...queryAll(doc, BUTTONS)].filter((el) => !hasAttribute(el, 'disabled') && rendered(el));
+    const found = clickable();
     const start = found.find((el) => START_LABEL.test(label(el))) ?? (found.length === 1 ? found[0] : null);
     if (!start) return { pass: false, detail: `Nothing changed in ${TICK_WAIT_MS / 1000} s, and no Start button was found.` };
     const name = label(start);

@@ -68,12 +68,12 @@ async function measure(model, prompt, count, seed) {
   const stopped = count === 1 ? 0 : await page.locator('[data-testid="variation-tile"][data-status="cancelled"]').count();
   // The checks each checked page failed, by id (a tile's list sits in its badge).
   const lists = count === 1 ? '.checks-bar [data-testid="check-list"]' : `${badge} [data-testid="check-list"]`;
-  const failed = await page.locator(lists).evaluateAll((els) => els.map(
-    (el) => [...el.querySelectorAll('li[data-passed="false"]')].map((li) => li.dataset.check),
+  const failures = await page.locator(lists).evaluateAll((els) => els.map(
+    (el) => [...el.querySelectorAll('li[data-passed="false"]')]
+      .map((li) => ({ id: li.dataset.check, detail: li.querySelector('.check-detail')?.textContent ?? '' })),
   ));
-  const details = await page.locator(lists).evaluateAll((els) => els.map(
-    (el) => [...el.querySelectorAll('li[data-passed="false"]')].map((li) => `${li.dataset.check}: ${li.querySelector('.check-detail')?.textContent ?? ''}`),
-  ));
+  const failed = failures.map((page) => page.map((f) => f.id));
+  const details = failures.map((page) => page.map((f) => `${f.id}: ${f.detail}`));
   const texts = dump ? Object.values(await page.evaluate(() => globalThis.__texts)) : [];
   await context.close();
   return { wallMs, scores, best, stopped, failed, details, texts };

@@ -121,8 +121,8 @@ fn clip(text: &str) -> String {
 }
 
 /// The report for the page made from `code`, from the check frame's `json` about it; `expect` is
-/// what the prompt named and its topic. A report that cannot be read, or a page that never finished, fails
-/// every check the frame was to make, with the reason.
+/// what the prompt named and its topic. A report that cannot be read, or a page that never
+/// finished, fails every check the frame was to make, with the reason.
 pub fn read(json: &str, expect: &Expect, code: &str) -> Report {
     let complete = complete_document(code);
     let mut checks = vec![Check {
