@@ -14,7 +14,8 @@ use flint_gateway::{AppState, app, auth, serve};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
-// Another allocator only when built for it (`bench/scale.md` compares them); the system's otherwise.
+// jemalloc by default (`alloc-jemalloc`, with its purging thread: memory goes back to the system
+// after a load); mimalloc or the system's when built for them (`bench/scale.md` compares them).
 #[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
 compile_error!("choose one allocator: alloc-mimalloc or alloc-jemalloc, not both");
 #[cfg(feature = "alloc-mimalloc")]

@@ -1,9 +1,10 @@
 //! `cargo xtask bench scale`: the gateway at thousands of sockets and streams, once per allocator.
 //!
 //! Builds the gateway (release, without the embedded model: the scripted upstream is the provider)
-//! with the system allocator, `alloc-mimalloc` and `alloc-jemalloc`, keeps each binary under its own
-//! name (the builds share one target folder), then runs `gateway/examples/scale` against all three
-//! in one run so the allocators are measured side by side. Results in `bench/scale.md`.
+//! with the system allocator, `alloc-mimalloc` and `alloc-jemalloc` (the default build's), keeps
+//! each binary under its own name (the builds share one target folder), then runs
+//! `gateway/examples/scale` against all three in one run so the allocators are measured side by
+//! side. Results in `bench/scale.md`.
 //! Extra arguments after `scale` go to the load generator (`--streams 100,1000`, `--settle-secs 10`…).
 
 use std::path::PathBuf;

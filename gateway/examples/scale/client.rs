@@ -32,13 +32,38 @@ pub async fn open(addr: SocketAddr) -> anyhow::Result<Ws> {
     }
 }
 
-/// Closes tabs as a page that is left does (a Close with code 1000), so that the gateway ends their
-/// sessions at once rather than keeping them for a resume as it does for a dropped socket.
-pub async fn close_all(sockets: Vec<Ws>) {
+/// A tab whose generation is over. A page keeps reading its socket, and so answers the gateway's
+/// pings: those pongs are the receipts that let the gateway drop the finished answer's frames
+/// (`ws/replay.rs`). A load generator that stopped reading would hold them there and measure that.
+pub struct Open {
+    leave: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Keeps reading `ws` until the tab is left, then closes it as a page that is left does (a Close
+/// with code 1000), so that the gateway ends its session at once rather than keeping it for a
+/// resume as it does for a dropped socket.
+pub fn keep_reading(mut ws: Ws) -> Open {
     use tokio_tungstenite::tungstenite::protocol::{CloseFrame, frame::coding::CloseCode};
-    let closing = sockets.into_iter().map(|mut ws| async move {
+    let (leave, mut left) = tokio::sync::oneshot::channel();
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = &mut left => break,
+                frame = ws.next() => if !matches!(frame, Some(Ok(_))) { return },
+            }
+        }
         let goodbye = CloseFrame { code: CloseCode::Normal, reason: "".into() };
         let _ = ws.close(Some(goodbye)).await;
+    });
+    Open { leave, task }
+}
+
+/// Leaves every tab at once.
+pub async fn close_all(tabs: Vec<Open>) {
+    let closing = tabs.into_iter().map(|tab| {
+        let _ = tab.leave.send(());
+        tab.task
     });
     futures::future::join_all(closing).await;
 }

@@ -103,7 +103,7 @@ async fn idle_point(bin: &Path, upstream: &str, model: &str, n: usize) -> anyhow
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (open, peak) = proc::memory(gw.pid());
     let opened = sockets.len();
-    client::close_all(sockets).await;
+    client::close_all(sockets.into_iter().map(client::keep_reading).collect()).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let (closed, _) = proc::memory(gw.pid());
     Ok(IdleRow { sockets: n, opened, fresh, open, peak, closed })
@@ -118,6 +118,8 @@ async fn stream_point(
 ) -> anyhow::Result<StreamRow> {
     let gw = Gateway::start(bin, upstream, model).await?;
     let pid = gw.pid();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let (fresh, _) = proc::memory(pid);
     let mut sockets = open_many(gw.addr, n).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (idle, _) = proc::memory(pid);
@@ -142,14 +144,14 @@ async fn stream_point(
             let model = model.to_owned();
             tokio::spawn(async move {
                 let outcome = client::stream(&mut ws, &model, tokens, rate, deadline).await;
-                (ws, outcome)
+                (client::keep_reading(ws), outcome)
             })
         })
         .collect();
-    let mut outcomes = Vec::with_capacity(n);
+    let (mut tabs, mut outcomes) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for task in tasks {
-        let (ws, outcome) = task.await?;
-        sockets.push(ws);
+        let (tab, outcome) = task.await?;
+        tabs.push(tab);
         outcomes.push(outcome);
     }
     let elapsed = started.elapsed();
@@ -160,10 +162,12 @@ async fn stream_point(
     eprintln!("  load done in {:.1} s; tabs stay open {} s…", elapsed.as_secs_f64(), args.settle.as_secs());
     tokio::time::sleep(args.settle).await;
     let (settled, _) = proc::memory(pid);
-    client::close_all(sockets).await;
+    client::close_all(tabs).await;
     tokio::time::sleep(Duration::from_secs(5)).await;
     let (closed, _) = proc::memory(pid);
-    let memory = report::Memory { idle, peak: sampled, hwm, settled, closed };
+    tokio::time::sleep(args.settle.saturating_sub(Duration::from_secs(5))).await;
+    let (left, _) = proc::memory(pid);
+    let memory = report::Memory { fresh, idle, peak: sampled, hwm, settled, closed, left };
     Ok(StreamRow::new(n, outcomes, memory, cpu, elapsed))
 }
 
