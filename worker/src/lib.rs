@@ -25,6 +25,7 @@ pub mod edit_stream;
 pub mod edits;
 pub mod parser;
 pub mod session;
+mod stream_state;
 pub mod tokens;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,6 +1,6 @@
 //! Unit tests of the session: pacing, streams, edit streams, answer tokens and budgets.
 
-use flint_protocol::worker::EditKind;
+use flint_protocol::worker::{AnswerFile, EditKind};
 
 use super::*;
 
