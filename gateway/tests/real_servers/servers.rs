@@ -5,7 +5,8 @@
 use std::fs::File;
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The environment variable naming the Python that has the servers installed.
@@ -66,6 +67,16 @@ pub(super) struct Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // A failing test says what became of its servers: "the connection broke mid-answer" alone
+        // hid a server killed by an instruction its CPU does not execute.
+        if std::thread::panicking() {
+            let state = match self.child.try_wait() {
+                Ok(Some(status)) => format!("had died: {}", ended(status)),
+                Ok(None) => "was still running".to_owned(),
+                Err(e) => format!("could not be asked how it is ({e})"),
+            };
+            eprintln!("{} {state}; the end of its log:\n{}", self.name, self.log_tail());
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
@@ -130,6 +141,7 @@ impl Server {
     }
 
     pub(super) fn log_tail(&self) -> String {
+        // The last 40 lines: enough for a Python traceback or llama.cpp's last words.
         let log = self.log();
         let lines: Vec<&str> = log.lines().collect();
         lines[lines.len().saturating_sub(40)..].join("\n")
@@ -140,7 +152,7 @@ impl Server {
         let client = reqwest::Client::new();
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("{} exited ({status}) before it answered:\n{}", self.name, self.log_tail());
+                panic!("{} {} before it answered:\n{}", self.name, ended(status), self.log_tail());
             }
             let mut request = client.get(format!("{}/models", self.base_url()));
             if let Some(key) = key {
@@ -159,6 +171,23 @@ impl Server {
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
+}
+
+/// How a server process ended, in words: its exit code, or the signal that killed it by name.
+pub(super) fn ended(status: ExitStatus) -> String {
+    let Some(signal) = status.signal() else {
+        return format!("exited with {status}");
+    };
+    let (name, meaning) = match signal {
+        4 => ("SIGILL", ": an instruction this CPU does not execute (was it built for another machine?)"),
+        6 => ("SIGABRT", ": it aborted"),
+        7 => ("SIGBUS", ""),
+        9 => ("SIGKILL", ": killed, perhaps for memory"),
+        11 => ("SIGSEGV", ": it crashed"),
+        15 => ("SIGTERM", ""),
+        _ => ("signal", ""),
+    };
+    format!("was killed by {name} ({signal}){meaning}")
 }
 
 /// llama-cpp-python's server on the embedded model, as FACTS.md runs it.
