@@ -334,10 +334,7 @@ async fn litellm_with_a_wrong_key_is_refused_without_the_key() {
 /// A server that dies says how: SIGILL by name, with what it usually means here.
 #[test]
 fn a_dead_server_says_which_signal_killed_it() {
-    let status = std::process::Command::new("sh")
-        .args(["-c", "kill -ILL $$"])
-        .status()
-        .expect("sh runs");
+    let status = std::process::Command::new("sh").args(["-c", "kill -ILL $$"]).status().expect("sh runs");
     let said = servers::ended(status);
     assert!(said.contains("SIGILL") && said.contains("another machine"), "{said}");
     let status = std::process::Command::new("sh").args(["-c", "exit 3"]).status().expect("sh runs");

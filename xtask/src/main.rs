@@ -26,7 +26,8 @@ usage: cargo xtask <command>
           relay: where a stream's main-thread time goes, by stage, from a name-keeping build;
           scale: the gateway at 10,000 sockets and 2,000 streams, per allocator, in bench/scale.md)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
-  setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium)
+  setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium);
+          `setup real-servers`: only the Python environment of the tests against real servers
 ";
 
 fn main() -> ExitCode {
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         Some("test") => tasks::test(&args[1..]),
         Some("bench") => tasks::bench(&args[1..]),
         Some("lint") => tasks::lint(),
+        Some("setup") if args.get(1).is_some_and(|a| a == "real-servers") => real_servers::ensure().map(drop),
         Some("setup") => setup::all(setup::Needs::everything()),
         _ => {
             eprint!("{USAGE}");

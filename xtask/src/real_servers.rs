@@ -194,7 +194,8 @@ mod tests {
     fn a_native_build_log_is_refused() {
         let native = "-- Adding CPU backend variant ggml-cpu: -march=native \n";
         assert!(check_portable(native).is_err());
-        let portable = "-- Adding CPU backend variant ggml-cpu: -msse4.2;-mf16c;-mfma;-mavx;-mavx2 GGML_AVX2\n";
+        let portable =
+            "-- Adding CPU backend variant ggml-cpu: -msse4.2;-mf16c;-mfma;-mavx;-mavx2 GGML_AVX2\n";
         assert!(check_portable(portable).is_ok());
     }
 

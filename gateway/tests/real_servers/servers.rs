@@ -4,8 +4,8 @@
 
 use std::fs::File;
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
