@@ -193,7 +193,7 @@ impl From<HistoryRefused> for HistoryError {
 /// `bytes` as a person reads it: "64 MiB", or the bytes when under a MiB.
 fn mib(bytes: usize) -> String {
     const MIB: usize = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else if bytes >= MIB {
         format!("{:.1} MiB", bytes as f64 / MIB as f64)
