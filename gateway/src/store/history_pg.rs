@@ -31,7 +31,8 @@ pub(super) async fn push(
 ) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError> {
     let mut tx = pool.begin().await?;
     // Held to the commit: a second gateway's push for this person waits here, then reads the
-    // usage this one wrote, so two pushes can never both fit the room left for one.
+    // usage this one wrote, so two pushes can never both fit the room left for one. (Not
+    // `SELECT … FOR UPDATE` on the usage row: before a person's first push there is no row to lock.)
     sqlx::query(LOCK_SQL).bind(owner).execute(&mut *tx).await?;
     let mut stored = HashMap::new();
     for (kind, id) in distinct_keys(records) {
