@@ -11,15 +11,17 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use flint_protocol::sync::{HistoryRecord, PullAnswer, PushAnswer, PushRequest};
 use serde::Deserialize;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::AppState;
 use crate::config::StoreConfig;
 use crate::person::{Person, Who};
-use crate::store::{StoreError, TooManyRecords, person_key};
+use crate::store::{HistoryQuota, HistoryRefused, StoreError, person_key};
 
 /// Most records one pull answers; a device pulls again from the cursor for the rest.
 const PAGE: usize = 500;
@@ -35,6 +37,21 @@ pub struct HistoryLimits {
     pub max_record_bytes: usize,
     /// Bytes of one push.
     pub max_request_bytes: usize,
+    /// Bytes kept per person.
+    pub max_bytes_per_person: usize,
+    /// Bytes written per person per minute.
+    pub max_write_bytes_per_minute: usize,
+}
+
+impl HistoryLimits {
+    /// What the store checks in the push's own transaction.
+    pub fn quota(&self) -> HistoryQuota {
+        HistoryQuota {
+            max_records: self.max_records,
+            max_bytes: self.max_bytes_per_person,
+            write_bytes_per_minute: self.max_write_bytes_per_minute,
+        }
+    }
 }
 
 impl From<&StoreConfig> for HistoryLimits {
@@ -43,6 +60,8 @@ impl From<&StoreConfig> for HistoryLimits {
             max_records: config.history_max_records,
             max_record_bytes: config.history_max_record_bytes,
             max_request_bytes: config.history_max_request_bytes,
+            max_bytes_per_person: config.history_max_bytes_per_person,
+            max_write_bytes_per_minute: config.history_max_write_bytes_per_minute,
         }
     }
 }
@@ -73,6 +92,17 @@ pub enum HistoryError {
     /// The person would keep more than `store.history_max_records`.
     #[error("the person would keep more than {0} records")]
     TooManyRecords(usize),
+    /// The person would keep more than `store.history_max_bytes_per_person`.
+    #[error("the person would keep more than {0} bytes")]
+    TooManyBytes(usize),
+    /// The person writes faster than `store.history_max_write_bytes_per_minute`.
+    #[error("the person writes more than {limit} bytes a minute")]
+    TooFast {
+        /// The limit.
+        limit: usize,
+        /// When the push would be taken.
+        retry_after_ms: u64,
+    },
     /// Not a push, or a record that cannot be kept (the sentence says which).
     #[error("{0}")]
     Bad(String),
@@ -119,18 +149,56 @@ impl IntoResponse for HistoryError {
                      (store.history_max_records); delete entries you no longer need so new ones sync"
                 ),
             ),
+            Self::TooManyBytes(limit) => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "these changes would take your synced history past {}, the most this Flint keeps per \
+                     person (store.history_max_bytes_per_person); delete entries you no longer need (export \
+                     them first to keep a copy) so new ones sync",
+                    mib(*limit)
+                ),
+            ),
+            Self::TooFast { limit, retry_after_ms } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "your history is syncing faster than the {} a minute this Flint takes per person \
+                     (store.history_max_write_bytes_per_minute); the rest syncs by itself in about {} s",
+                    mib(*limit),
+                    retry_after_ms.div_ceil(1000)
+                ),
+            ),
             Self::Bad(why) => (StatusCode::BAD_REQUEST, why.clone()),
         };
         if status.is_server_error() {
             tracing::error!(error = %self, "history request failed");
         }
-        (status, sentence).into_response()
+        let mut response = (status, sentence).into_response();
+        if let Self::TooFast { retry_after_ms, .. } = self {
+            response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(retry_after_ms.div_ceil(1000)));
+        }
+        response
     }
 }
 
-impl From<TooManyRecords> for HistoryError {
-    fn from(TooManyRecords(limit): TooManyRecords) -> Self {
-        Self::TooManyRecords(limit)
+impl From<HistoryRefused> for HistoryError {
+    fn from(refused: HistoryRefused) -> Self {
+        match refused {
+            HistoryRefused::Records(limit) => Self::TooManyRecords(limit),
+            HistoryRefused::Bytes(limit) => Self::TooManyBytes(limit),
+            HistoryRefused::Rate { limit, retry_after_ms } => Self::TooFast { limit, retry_after_ms },
+        }
+    }
+}
+
+/// `bytes` as a person reads it: "64 MiB", or the bytes when under a MiB.
+fn mib(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= MIB {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -162,7 +230,12 @@ pub fn check_push(body: &[u8], limits: HistoryLimits) -> Result<Vec<HistoryRecor
             "this is not a history push ({err}); reload Flint to get the current version"
         ))
     })?;
-    for record in &push.records {
+    let mut records = push.records;
+    for record in &mut records {
+        // A deletion is kept without its body, so a deleted entry of any size may be deleted.
+        if record.deleted {
+            record.body = serde_json::Value::Null;
+        }
         if record.id.is_empty() || record.id.len() > MAX_ID_BYTES || record.device.len() > MAX_ID_BYTES {
             return Err(HistoryError::Bad(format!(
                 "a history entry's id and device must be 1 to {MAX_ID_BYTES} bytes; reload Flint"
@@ -175,7 +248,7 @@ pub fn check_push(body: &[u8], limits: HistoryLimits) -> Result<Vec<HistoryRecor
             });
         }
     }
-    Ok(push.records)
+    Ok(records)
 }
 
 /// `POST /api/history/push`: keeps each record that is newer than the stored copy; answers the
@@ -188,7 +261,9 @@ pub async fn push(
     let owner = owner(&state, &person).await?;
     let limits = state.history_limits();
     let records = check_push(&body, limits)?;
-    let kept = state.store().push_history(&owner, &records, limits.max_records).await??;
+    let now_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    let now_ms = i64::try_from(now_ms).unwrap_or(i64::MAX);
+    let kept = state.store().push_history(&owner, &records, limits.quota(), now_ms).await??;
     Ok(Json(PushAnswer { kept }).into_response())
 }
 

@@ -141,6 +141,49 @@ async fn every_limit_is_a_sentence_and_keeps_nothing() {
 }
 
 #[tokio::test]
+async fn the_byte_quota_and_the_write_rate_are_sentences_and_deleting_makes_room() {
+    let (a, b, c) = (record("a", 1, &"a".repeat(1_000)), record("b", 1, "two"), record("c", 1, "three"));
+    let gateway = start_with(|config| {
+        signed_in(config);
+        config.store.history_max_bytes_per_person = 1_800;
+    })
+    .await;
+    let addr = gateway.addr;
+    push_records(addr, "ada", &[a.clone(), b]).await;
+    let (status, body) = push(addr, Some("ada"), json!({ "records": [c.clone()] }).to_string()).await;
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("history_max_bytes_per_person") && body.contains("delete entries"), "{body}");
+    // Deleted (sent with its body, as a careless client might), the big entry frees its room.
+    let gone = HistoryRecord { revision: 2, deleted: true, ..a };
+    let kept = push_records(addr, "ada", &[gone]).await.kept;
+    assert!(kept[0].deleted && kept[0].body.is_null(), "{:?}", kept[0]);
+    push_records(addr, "ada", &[c]).await;
+
+    let gateway = start_with(|config| {
+        signed_in(config);
+        config.store.history_max_write_bytes_per_minute = 400;
+    })
+    .await;
+    let addr = gateway.addr;
+    push_records(addr, "ada", &[record("a", 1, "one")]).await;
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/api/history/push"))
+        .header("origin", format!("http://{addr}"))
+        .header(USER, "ada")
+        .header("content-type", "application/json")
+        .body(json!({ "records": [record("b", 1, "two")] }).to_string())
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), 429);
+    let wait: u64 = response.headers()["retry-after"].to_str().expect("ascii").parse().expect("seconds");
+    assert!((1..=60).contains(&wait), "{wait}");
+    let body = response.text().await.expect("body");
+    assert!(body.contains("history_max_write_bytes_per_minute") && body.contains("by itself"), "{body}");
+    push_records(addr, "bob", &[record("b", 1, "two")]).await;
+}
+
+#[tokio::test]
 async fn pulls_page_by_cursor() {
     let gateway = start_with(signed_in).await;
     let addr = gateway.addr;

@@ -14,7 +14,7 @@ use flint_gateway::auth::store::{AuthStore, AuthStoreError, TOKEN_PREFIX};
 use flint_gateway::config::ShareConfig;
 use flint_gateway::person::Person;
 use flint_gateway::shares::{Clock, Lookup, Quota, ShareStore};
-use flint_gateway::store::{PgStore, SqliteStore, Store, TooManyRecords, person_key};
+use flint_gateway::store::{HistoryQuota, HistoryRefused, PgStore, SqliteStore, Store, person_key};
 use flint_protocol::sync::{HistoryRecord, RecordKind};
 
 const DAY: Duration = Duration::from_secs(86_400);
@@ -196,30 +196,38 @@ fn record(id: &str, revision: u64, device: &str) -> HistoryRecord {
     }
 }
 
+/// Only a record limit: the byte quota and write rate are tested in `history_quota.rs`.
+fn records(max_records: usize) -> HistoryQuota {
+    HistoryQuota { max_records, max_bytes: usize::MAX, write_bytes_per_minute: usize::MAX }
+}
+
 async fn history_keeps_the_newer_copy_and_pulls_by_cursor(backend: Backend) {
     let (a, b) = (backend.open(), backend.open());
     let first = record("1", 1, "laptop");
     assert_eq!(
-        a.push_history("p", std::slice::from_ref(&first), 10).await.expect("db"),
+        a.push_history("p", std::slice::from_ref(&first), records(10), 0).await.expect("db"),
         Ok(vec![first.clone()])
     );
     let edit = record("1", 2, "phone");
     assert_eq!(
-        b.push_history("p", std::slice::from_ref(&edit), 10).await.expect("db"),
+        b.push_history("p", std::slice::from_ref(&edit), records(10), 0).await.expect("db"),
         Ok(vec![edit.clone()])
     );
     // The laptop, offline, had edited its revision 1 too, before the phone did: the phone's later
     // edit of the same revision wins, and the server answers it so the laptop takes it.
     let stale = HistoryRecord { updated_at: 500, ..record("1", 2, "z-laptop") };
-    assert_eq!(a.push_history("p", &[stale], 10).await.expect("db"), Ok(vec![edit.clone()]));
+    assert_eq!(a.push_history("p", &[stale], records(10), 0).await.expect("db"), Ok(vec![edit.clone()]));
     let older = record("1", 1, "laptop");
-    assert_eq!(a.push_history("p", &[older], 10).await.expect("db"), Ok(vec![edit.clone()]));
+    assert_eq!(a.push_history("p", &[older], records(10), 0).await.expect("db"), Ok(vec![edit.clone()]));
     let pulled = b.pull_history("p", 0, 100).await.expect("pull");
     assert_eq!(pulled.iter().map(|p| &p.record).collect::<Vec<_>>(), [&edit]);
     let cursor = pulled[0].seq;
     assert!(b.pull_history("p", cursor, 100).await.expect("pull").is_empty(), "nothing after the cursor");
     let gone = HistoryRecord { deleted: true, body: serde_json::Value::Null, ..record("1", 3, "laptop") };
-    a.push_history("p", &[gone.clone(), record("2", 1, "laptop")], 10).await.expect("db").expect("kept");
+    a.push_history("p", &[gone.clone(), record("2", 1, "laptop")], records(10), 0)
+        .await
+        .expect("db")
+        .expect("kept");
     let later = a.pull_history("p", cursor, 1).await.expect("pull");
     assert_eq!(later.len(), 1, "at most the limit");
     assert_eq!(later[0].record, gone, "the deletion reaches the other devices");
@@ -229,18 +237,32 @@ async fn history_keeps_the_newer_copy_and_pulls_by_cursor(backend: Backend) {
 async fn history_is_per_owner_and_within_the_record_limit(backend: Backend) {
     let store = backend.open();
     let two = [record("1", 1, "d"), record("2", 1, "d")];
-    store.push_history("p", &two, 2).await.expect("db").expect("within the limit");
-    assert_eq!(store.push_history("p", &[record("3", 1, "d")], 2).await.expect("db"), Err(TooManyRecords(2)));
+    store.push_history("p", &two, records(2), 0).await.expect("db").expect("within the limit");
     assert_eq!(
-        store.push_history("p", &[record("2", 2, "d"), record("3", 1, "d")], 2).await.expect("db"),
-        Err(TooManyRecords(2)),
+        store.push_history("p", &[record("3", 1, "d")], records(2), 0).await.expect("db"),
+        Err(HistoryRefused::Records(2))
+    );
+    assert_eq!(
+        store
+            .push_history("p", &[record("2", 2, "d"), record("3", 1, "d")], records(2), 0)
+            .await
+            .expect("db"),
+        Err(HistoryRefused::Records(2)),
         "refused whole: nothing of it was kept"
     );
     assert_eq!(store.pull_history("p", 0, 10).await.expect("pull").len(), 2);
     assert!(store.pull_history("p", 0, 10).await.expect("pull").iter().all(|p| p.record.revision == 1));
-    store.push_history("p", &[record("2", 2, "d")], 2).await.expect("db").expect("editing one kept is fine");
+    store
+        .push_history("p", &[record("2", 2, "d")], records(2), 0)
+        .await
+        .expect("db")
+        .expect("editing one kept is fine");
     assert!(store.pull_history("q", 0, 10).await.expect("pull").is_empty(), "another owner sees nothing");
-    store.push_history("q", &[record("1", 1, "d")], 2).await.expect("db").expect("q has a limit of its own");
+    store
+        .push_history("q", &[record("1", 1, "d")], records(2), 0)
+        .await
+        .expect("db")
+        .expect("q has a limit of its own");
 }
 
 async fn concurrent_pushes_converge_on_the_highest_revision(backend: Backend) {
@@ -252,7 +274,14 @@ async fn concurrent_pushes_converge_on_the_highest_revision(backend: Backend) {
         let store = if revision % 2 == 0 { Arc::clone(&a) } else { Arc::clone(&b) };
         tasks.spawn(async move {
             let device = if revision % 2 == 0 { "a" } else { "b" };
-            store.push_history("p", &[record("1", revision, device), record("x", revision, device)], 10).await
+            store
+                .push_history(
+                    "p",
+                    &[record("1", revision, device), record("x", revision, device)],
+                    records(10),
+                    0,
+                )
+                .await
         });
     }
     for pushed in tasks.join_all().await {

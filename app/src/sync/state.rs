@@ -114,13 +114,19 @@ impl SyncState {
 
     /// The next records to push (at most [`PUSH_BATCH`]); `body` gives a waiting entry's JSON
     /// from the local history. An entry that vanished meanwhile is left for the next scan.
+    /// Deletions go first and alone: a gateway whose room for this person is full refuses a push
+    /// that adds, and the deletions made to free room must not be refused with it.
     pub fn next_push(
         &self,
         body: impl Fn(RecordKind, &str) -> Option<serde_json::Value>,
     ) -> Vec<HistoryRecord> {
+        let deletions = self.waiting.iter().any(|key| self.known.get(key).is_some_and(|s| s.deleted));
         let mut batch = Vec::new();
         for key in &self.waiting {
             let (Some((kind, id)), Some(stamp)) = (split(key), self.known.get(key)) else { continue };
+            if stamp.deleted != deletions {
+                continue;
+            }
             let body = if stamp.deleted { Some(serde_json::Value::Null) } else { body(kind, id) };
             let Some(body) = body else { continue };
             batch.push(record(kind, id, stamp, body));

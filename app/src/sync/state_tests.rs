@@ -220,3 +220,23 @@ fn a_pulled_older_copy_does_not_replace_a_newer_change_waiting_here() {
     phone.sync(&mut server, 700);
     assert_eq!(phone.prompt("1"), Some("the laptop's, later"));
 }
+
+#[test]
+fn deletions_are_pushed_first_and_alone_so_a_full_server_takes_them() {
+    let mut server = Server::default();
+    let mut laptop = Browser::new("laptop");
+    laptop.edit("1", "kept");
+    laptop.edit("2", "to delete");
+    laptop.sync(&mut server, 100);
+    // A new entry that sorts first, and a deletion made to free room for it.
+    laptop.edit("0", "new");
+    laptop.history.remove("2");
+    laptop.scan(200);
+    let history = laptop.history.clone();
+    let batch = laptop.sync.next_push(|_, id| history.get(id).cloned());
+    assert_eq!(batch.iter().map(|r| (r.id.as_str(), r.deleted)).collect::<Vec<_>>(), [("2", true)]);
+    let answer = server.push(&batch);
+    laptop.sync.pushed(&batch, &answer);
+    let batch = laptop.sync.next_push(|_, id| history.get(id).cloned());
+    assert_eq!(batch.iter().map(|r| (r.id.as_str(), r.deleted)).collect::<Vec<_>>(), [("0", false)]);
+}

@@ -12,8 +12,14 @@ pub struct StoreConfig {
     pub url: Option<String>,
     /// Connections each gateway may hold open to PostgreSQL.
     pub max_connections: u32,
-    /// Synced history records a signed-in person may keep (deleted ones count until replaced).
+    /// Synced history records a signed-in person may keep (deleted ones do not count).
     pub history_max_records: usize,
+    /// Bytes of synced history a signed-in person may keep: bodies, ids and a little per record
+    /// (a deleted record keeps no body, so deleting frees room).
+    pub history_max_bytes_per_person: usize,
+    /// Bytes of synced history a signed-in person may write per minute (after a quiet minute,
+    /// that much at once).
+    pub history_max_write_bytes_per_minute: usize,
     /// Bytes of one synced record's body (a generation's code, a version).
     pub history_max_record_bytes: usize,
     /// Bytes of one `POST /api/history/push` body.
@@ -26,6 +32,12 @@ impl Default for StoreConfig {
             url: None,
             max_connections: 8,
             history_max_records: 5_000,
+            // Hundreds of typical pages; without it, 5,000 records of the largest size made 2.6 GB
+            // per person.
+            history_max_bytes_per_person: 64 * 1024 * 1024,
+            // A new device's first push of a full history takes minutes, not seconds; a script
+            // filling the database takes as long.
+            history_max_write_bytes_per_minute: 8 * 1024 * 1024,
             // A generated page is tens of kilobytes; ten times that still leaves room for any
             // realistic one, and a person's whole history stays in the low gigabytes at worst.
             history_max_record_bytes: 512 * 1024,

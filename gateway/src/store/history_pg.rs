@@ -1,12 +1,15 @@
 //! Synced history in PostgreSQL (see [`super::history`]): one person's pushes, through any
-//! gateway, take the same advisory lock, so counting, numbering and writing never interleave.
+//! gateway, take the same advisory lock, so counting, numbering and writing never interleave
+//! (and two gateways cannot both fit a push into the room left for one).
+
+use std::collections::HashMap;
 
 use flint_protocol::sync::HistoryRecord;
 use sqlx::postgres::PgPool;
 
 use super::StoreError;
 use super::history::{
-    Positioned, Row, TooManyRecords, columns, distinct_keys, from_row, over_limit, replaces,
+    HistoryQuota, HistoryRefused, Positioned, Row, Usage, check, columns, distinct_keys, from_row, plan,
 };
 
 /// A [`Row`]'s columns (sqlx takes only fixed SQL, so each query spells them out).
@@ -23,50 +26,48 @@ pub(super) async fn push(
     pool: &PgPool,
     owner: &str,
     records: &[HistoryRecord],
-    max_records: usize,
-) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
+    quota: HistoryQuota,
+    now_ms: i64,
+) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError> {
     let mut tx = pool.begin().await?;
+    // Held to the commit: a second gateway's push for this person waits here, then reads the
+    // usage this one wrote, so two pushes can never both fit the room left for one. (Not
+    // `SELECT … FOR UPDATE` on the usage row: before a person's first push there is no row to lock.)
     sqlx::query(LOCK_SQL).bind(owner).execute(&mut *tx).await?;
-    let mut new_keys = 0;
+    let mut stored = HashMap::new();
     for (kind, id) in distinct_keys(records) {
-        let exists: Option<i32> =
-            sqlx::query_scalar("SELECT 1 FROM history WHERE owner = $1 AND kind = $2 AND id = $3")
-                .bind(owner)
-                .bind(kind.as_str())
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        new_keys += usize::from(exists.is_none());
-    }
-    let held: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM history WHERE owner = $1")
-        .bind(owner)
-        .fetch_one(&mut *tx)
-        .await?;
-    if let Some(refused) = over_limit(held, new_keys, max_records) {
-        return Ok(Err(refused));
-    }
-    let mut seq: i64 =
-        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM history WHERE owner = $1")
-            .bind(owner)
-            .fetch_one(&mut *tx)
-            .await?;
-    let mut kept = Vec::with_capacity(records.len());
-    for record in records {
         let row: Option<Row> = sqlx::query_as(concat!(
             "SELECT ",
             row_columns!(),
             " FROM history WHERE owner = $1 AND kind = $2 AND id = $3"
         ))
         .bind(owner)
-        .bind(record.kind.as_str())
-        .bind(&record.id)
+        .bind(kind.as_str())
+        .bind(id)
         .fetch_optional(&mut *tx)
         .await?;
-        let current = row.and_then(from_row).map(|p| p.record);
-        if !replaces(record, current.as_ref()) {
-            kept.extend(current);
-            continue;
+        if let Some(found) = row.and_then(from_row) {
+            stored.insert((kind, id.to_owned()), found.record);
         }
+    }
+    let plan = plan(records, stored);
+    let usage: Option<(i64, i64, i64)> =
+        sqlx::query_as("SELECT records, bytes, write_until FROM history_usage WHERE owner = $1")
+            .bind(owner)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let usage =
+        usage.map(|(records, bytes, write_until)| Usage { records, bytes, write_until }).unwrap_or_default();
+    let usage = match check(usage, &plan, quota, now_ms) {
+        Ok(usage) => usage,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    let mut seq: i64 =
+        sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM history WHERE owner = $1")
+            .bind(owner)
+            .fetch_one(&mut *tx)
+            .await?;
+    for record in &plan.writes {
         seq += 1;
         let (body, revision, updated_at) = columns(record);
         sqlx::query(
@@ -87,10 +88,22 @@ pub(super) async fn push(
         .bind(seq)
         .execute(&mut *tx)
         .await?;
-        kept.push(record.clone());
+    }
+    if !plan.writes.is_empty() {
+        sqlx::query(
+            "INSERT INTO history_usage (owner, records, bytes, write_until) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (owner) DO UPDATE SET records = EXCLUDED.records, bytes = EXCLUDED.bytes,
+               write_until = EXCLUDED.write_until",
+        )
+        .bind(owner)
+        .bind(usage.records)
+        .bind(usage.bytes)
+        .bind(usage.write_until)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await?;
-    Ok(Ok(kept))
+    Ok(Ok(plan.kept))
 }
 
 pub(super) async fn pull(

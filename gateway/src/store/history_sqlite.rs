@@ -1,5 +1,6 @@
 //! Synced history in the SQLite auth file (see [`super::history`]).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use flint_protocol::sync::HistoryRecord;
@@ -7,7 +8,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::StoreError;
 use super::history::{
-    Positioned, Row, TooManyRecords, columns, distinct_keys, from_row, over_limit, replaces,
+    HistoryQuota, HistoryRefused, Positioned, Row, Usage, check, columns, distinct_keys, from_row, plan,
 };
 use super::sqlite_files::File;
 
@@ -30,51 +31,47 @@ pub(super) async fn push(
     file: &Arc<File>,
     owner: &str,
     records: &[HistoryRecord],
-    max_records: usize,
-) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
+    quota: HistoryQuota,
+    now_ms: i64,
+) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError> {
     let (owner, records) = (owner.to_owned(), records.to_vec());
     file.run(move |conn| {
         // One writer at a time: counting, numbering and writing cannot interleave with another
         // gateway's push on the same file.
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let stored = |key: (&str, &str)| {
-            tx.query_row(
-                &format!("SELECT {COLUMNS} FROM history WHERE owner = ?1 AND kind = ?2 AND id = ?3"),
-                params![owner, key.0, key.1],
-                read_row,
-            )
-            .optional()
-            .map(|row| row.and_then(from_row).map(|p| p.record))
-        };
-        let mut new_keys = 0;
+        let mut stored = HashMap::new();
         for (kind, id) in distinct_keys(&records) {
-            let exists: Option<i64> = tx
+            let row = tx
                 .query_row(
-                    "SELECT 1 FROM history WHERE owner = ?1 AND kind = ?2 AND id = ?3",
+                    &format!("SELECT {COLUMNS} FROM history WHERE owner = ?1 AND kind = ?2 AND id = ?3"),
                     params![owner, kind.as_str(), id],
-                    |row| row.get(0),
+                    read_row,
                 )
                 .optional()?;
-            new_keys += usize::from(exists.is_none());
+            if let Some(found) = row.and_then(from_row) {
+                stored.insert((kind, id.to_owned()), found.record);
+            }
         }
-        let held: i64 =
-            tx.query_row("SELECT COUNT(*) FROM history WHERE owner = ?1", [&owner], |r| r.get(0))?;
-        if let Some(refused) = over_limit(held, new_keys, max_records) {
-            return Ok(Err(refused));
-        }
+        let plan = plan(&records, stored);
+        let usage = tx
+            .query_row(
+                "SELECT records, bytes, write_until FROM history_usage WHERE owner = ?1",
+                [&owner],
+                |r| Ok(Usage { records: r.get(0)?, bytes: r.get(1)?, write_until: r.get(2)? }),
+            )
+            .optional()?
+            .unwrap_or_default();
+        let usage = match check(usage, &plan, quota, now_ms) {
+            Ok(usage) => usage,
+            Err(refused) => return Ok(Err(refused)),
+        };
         let mut seq: i64 =
             tx.query_row("SELECT COALESCE(MAX(seq), 0) FROM history WHERE owner = ?1", [&owner], |r| {
                 r.get(0)
             })?;
-        let mut kept = Vec::with_capacity(records.len());
-        for record in records {
-            let current = stored((record.kind.as_str(), &record.id))?;
-            if !replaces(&record, current.as_ref()) {
-                kept.extend(current);
-                continue;
-            }
+        for record in &plan.writes {
             seq += 1;
-            let (body, revision, updated_at) = columns(&record);
+            let (body, revision, updated_at) = columns(record);
             tx.execute(
                 "INSERT INTO history (owner, kind, id, body, revision, updated_at, device, deleted, seq)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -93,10 +90,17 @@ pub(super) async fn push(
                     seq
                 ],
             )?;
-            kept.push(record);
+        }
+        if !plan.writes.is_empty() {
+            tx.execute(
+                "INSERT INTO history_usage (owner, records, bytes, write_until) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (owner) DO UPDATE SET records = excluded.records, bytes = excluded.bytes,
+                   write_until = excluded.write_until",
+                params![owner, usage.records, usage.bytes, usage.write_until],
+            )?;
         }
         tx.commit()?;
-        Ok(Ok(kept))
+        Ok(Ok(plan.kept))
     })
     .await
 }

@@ -29,7 +29,7 @@ mod postgres;
 mod sqlite;
 mod sqlite_files;
 
-pub use history::{Positioned, TooManyRecords};
+pub use history::{HistoryQuota, HistoryRefused, Positioned, stored_bytes};
 
 pub use postgres::{MIGRATIONS as POSTGRES_MIGRATIONS, PgStore};
 pub use sqlite::SqliteStore;
@@ -206,15 +206,16 @@ pub trait Store: Send + Sync {
     fn history_problem(&self) -> Option<String>;
 
     /// Keeps each of `records` for `owner` that [`flint_protocol::sync::newer`] prefers to the
-    /// stored copy, in one transaction; answers, in order, the copy now kept for each. Refused
-    /// whole, changing nothing, when records the owner does not have yet would take them past
-    /// `max_records`.
+    /// stored copy (a deletion without its body), in one transaction; answers, in order, the copy
+    /// now kept for each. Refused whole, changing nothing, when it would take the owner past a
+    /// limit of `quota`, or write faster than it allows at `now_ms` (ms since the epoch).
     async fn push_history(
         &self,
         owner: &str,
         records: &[HistoryRecord],
-        max_records: usize,
-    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError>;
+        quota: HistoryQuota,
+        now_ms: i64,
+    ) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError>;
 
     /// The owner's records changed after position `since`, oldest change first, at most `limit`.
     async fn pull_history(

@@ -16,7 +16,7 @@ use tokio::sync::OnceCell;
 
 use flint_protocol::sync::HistoryRecord;
 
-use super::history::{Positioned, TooManyRecords};
+use super::history::{HistoryQuota, HistoryRefused, Positioned};
 use super::sqlite::over_quota;
 use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_pg};
 
@@ -65,6 +65,8 @@ pub const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (owner, kind, id)
     );
     CREATE INDEX history_by_seq ON history (owner, seq);",
+    // Each person's synced bytes and write rate (issue 25).
+    super::history::POSTGRES_USAGE_MIGRATION,
 ];
 
 /// Held while migrating: any fixed number, the same in every gateway ("flint" in ASCII).
@@ -381,9 +383,10 @@ impl Store for PgStore {
         &self,
         owner: &str,
         records: &[HistoryRecord],
-        max_records: usize,
-    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
-        history_pg::push(self.pool().await?, owner, records, max_records).await
+        quota: HistoryQuota,
+        now_ms: i64,
+    ) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError> {
+        history_pg::push(self.pool().await?, owner, records, quota, now_ms).await
     }
 
     async fn pull_history(

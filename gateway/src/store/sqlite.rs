@@ -14,7 +14,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use flint_protocol::sync::HistoryRecord;
 
-use super::history::{Positioned, TooManyRecords};
+use super::history::{HistoryQuota, HistoryRefused, Positioned};
 use super::sqlite_files::{AUTH_MIGRATIONS, LINK_MIGRATIONS, Part};
 use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_sqlite};
 
@@ -307,9 +307,10 @@ impl Store for SqliteStore {
         &self,
         owner: &str,
         records: &[HistoryRecord],
-        max_records: usize,
-    ) -> Result<Result<Vec<HistoryRecord>, TooManyRecords>, StoreError> {
-        history_sqlite::push(self.auth.get()?, owner, records, max_records).await
+        quota: HistoryQuota,
+        now_ms: i64,
+    ) -> Result<Result<Vec<HistoryRecord>, HistoryRefused>, StoreError> {
+        history_sqlite::push(self.auth.get()?, owner, records, quota, now_ms).await
     }
 
     async fn pull_history(

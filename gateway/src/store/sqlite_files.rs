@@ -62,6 +62,8 @@ pub const AUTH_MIGRATIONS: &[&str] = &[
     CREATE INDEX history_by_seq ON history (owner, seq);
     CREATE TABLE history_salt (salt BLOB NOT NULL) STRICT;
     INSERT INTO history_salt (salt) VALUES (randomblob(32));",
+    // Each person's synced bytes and write rate (issue 25).
+    super::history::SQLITE_USAGE_MIGRATION,
 ];
 
 /// One open file. SQLite is blocking: the connection is used only inside `spawn_blocking`.
