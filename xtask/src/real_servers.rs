@@ -64,8 +64,7 @@ pub fn ensure() -> Result<PathBuf> {
     create(&venv)?;
     let wheels = llama_wheel(&python, &constraints_path)?;
     println!("real servers: installing {} into {}", REQUIREMENTS.join(" "), venv.display());
-    run(pip(&python)
-        .arg("install")
+    run(pip(&python, "install")
         .arg("--constraint")
         .arg(&constraints_path)
         .args(["--only-binary", LLAMA.0, "--find-links"])
@@ -81,10 +80,10 @@ fn recipe(constraints: &str) -> String {
     format!("{}\nCMAKE_ARGS={CMAKE_ARGS}\n{constraints}", REQUIREMENTS.join("\n"))
 }
 
-/// `python -m pip` with the noise turned down.
-fn pip(python: &Path) -> Command {
+/// `python -m pip <command>` with the noise turned down.
+fn pip(python: &Path, command: &str) -> Command {
     let mut cmd = Command::new(python);
-    cmd.args(["-m", "pip", "--disable-pip-version-check", "--progress-bar", "off"]);
+    cmd.args(["-m", "pip", command, "--disable-pip-version-check", "--progress-bar", "off"]);
     cmd
 }
 
@@ -108,9 +107,9 @@ fn llama_wheel(python: &Path, constraints: &Path) -> Result<PathBuf> {
     );
     let log = std::fs::File::create(&log_path).context("creating the build log")?;
     let started = Instant::now();
-    let status = pip(python)
+    let status = pip(python, "wheel")
         // `-v` puts cmake's output in the log, which says which instruction sets were chosen.
-        .args(["wheel", "-v", "--no-deps", "--no-cache-dir", "--no-binary", LLAMA.0, "--wheel-dir"])
+        .args(["-v", "--no-deps", "--no-cache-dir", "--no-binary", LLAMA.0, "--wheel-dir"])
         .arg(&dir)
         .arg(format!("{}=={}", LLAMA.0, LLAMA.1))
         .env("CMAKE_ARGS", CMAKE_ARGS)
