@@ -96,3 +96,28 @@ test('a page holding its port that floods 100 KB messages under the message-coun
     'the flood was not cut by bytes', 5_000);
   assert.ok(gap < 1_500, `the app stalled ${Math.round(gap)} ms`);
 });
+
+test('the port limits: 2,000 messages and 4 MB a second; the runtime\'s own traffic is never cut', async () => {
+  const { PortLimit, messageBytes } = await import('../../app/js/preview_frame.js');
+  assert.equal(typeof PortLimit, 'function', 'preview_frame.js has no port limit');
+  // The most the runtime sends in a second: 200 console lines of 4,000 characters, 60 `applied`.
+  const own = new PortLimit();
+  const line = { flint: 'console', level: 'log', text: 'x'.repeat(4_000) };
+  for (let i = 0; i < 200; i++) assert.equal(own.over(i, line), null, `console line ${i} was cut`);
+  for (let i = 0; i < 60; i++) assert.equal(own.over(500 + i, { flint: 'applied', ms: 3.5 }), null);
+  // 100 KB messages: the 20th passes 4 MB (two bytes a character).
+  const flood = new PortLimit();
+  const big = { flint: 'console', level: 'log', text: 'x'.repeat(100_000) };
+  const cut = Array.from({ length: 1_500 }, (_, i) => flood.over(i * 0.6, big)).findIndex((o) => o !== null);
+  assert.equal(cut, 19, 'the flood was not cut at 4 MB');
+  assert.equal(flood.over(1_000, big), null, 'a new second starts afresh');
+  const many = new PortLimit();
+  const counted = Array.from({ length: 2_001 }, (_, i) => many.over(i * 0.1, { flint: 'pong', id: i }));
+  assert.equal(counted.at(-1), 'messages');
+  // What the runtime never sends counts as over.
+  for (const odd of [new ArrayBuffer(8), new Map(), [new Uint8Array(4)]]) {
+    assert.equal(messageBytes(odd), Infinity, `${odd} was counted`);
+  }
+  // The object, its keys and values: 8 + ('a' 2, 'xy' 4) + ('b' 2, the array 8 + ('0' 2, 8) + ('1' 2, 8)).
+  assert.equal(messageBytes({ a: 'xy', b: [1, true] }), 44);
+});

@@ -170,8 +170,9 @@ pub fn read(json: &str, expect: &Expect, code: &str) -> Report {
     let topic = text.map(|text| on_topic(&expect.topic, &text)).map(|on| Raw {
         id: "topic".into(),
         pass: Some(on),
-        detail: (!on)
-            .then(|| "Nothing on the page mentions what was asked for: it may be about something else.".into()),
+        detail: (!on).then(|| {
+            "Nothing on the page mentions what was asked for: it may be about something else.".into()
+        }),
     });
     for (id, label) in wanted {
         let raw = if id == "topic" { topic.as_ref() } else { results.iter().find(|r| r.id == id) };

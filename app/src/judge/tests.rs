@@ -63,7 +63,10 @@ fn the_check_frame_is_sent_no_word_of_the_prompt_only_whether_to_watch_a_clock()
     let list: serde_json::Value = serde_json::from_str(&sent).unwrap();
     let shown = TERMS.iter().filter(|t| t.need != vocabulary::Need::Ticks).count();
     assert_eq!(list.as_array().unwrap().len(), shown);
-    assert_eq!(list[0], serde_json::json!({ "id": "has:heading", "selector": "h1, h2, h3, h4, h5, h6, [role=heading]" }));
+    assert_eq!(
+        list[0],
+        serde_json::json!({ "id": "has:heading", "selector": "h1, h2, h3, h4, h5, h6, [role=heading]" })
+    );
     let clock: serde_json::Value = serde_json::from_str(&json("a digital clock", "")).unwrap();
     assert_eq!(clock.as_array().unwrap().len(), shown + 1);
     assert_eq!(clock[shown], serde_json::json!({ "id": "ticks", "ticks": true }));
@@ -160,7 +163,10 @@ fn the_topic_is_matched_here_in_the_pages_text_and_a_topic_result_from_the_page_
     let on = topic(&with_text(&results(&[("visible", Some(true), None)]), "Tip calculator Bill Tip 15%"));
     assert!(on.passed && on.detail.is_none());
     let hung = topic(r#"{"failed":"The page did not finish in 8 s.","text":"Tip calculator"}"#);
-    assert!(!hung.passed && hung.detail.unwrap().starts_with("Not checked:"), "a failed check frame's text counts");
+    assert!(
+        !hung.passed && hung.detail.unwrap().starts_with("Not checked:"),
+        "a failed check frame's text counts"
+    );
 }
 
 #[test]

@@ -136,12 +136,10 @@ pub fn on_topic(stems: &[String], text: &str) -> bool {
         Some((at, _)) => &text[..at],
         None => text,
     };
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .any(|word| {
-            let word = word.to_lowercase();
-            stems.iter().any(|stem| word.starts_with(stem.as_str()))
-        })
+    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).any(|word| {
+        let word = word.to_lowercase();
+        stems.iter().any(|stem| word.starts_with(stem.as_str()))
+    })
 }
 
 #[cfg(test)]
