@@ -55,7 +55,7 @@ test('a page in its check frame cannot learn the prompt\'s words, and the topic 
   assert.equal(await topic.getAttribute('data-passed'), 'false', 'the off-topic page passed "About what was asked"');
 });
 
-test('a page that defines a MessageEvent.prototype.data getter cannot take its frame\'s port', async () => {
+test('a page that defines a MessageEvent.prototype.data getter cannot take its frame\'s port', async (t) => {
   await flint.upstream.reset();
   const { page } = await openFlint(flint.browser, flint.gateway.url);
   await runPrompt(page, 'scripted/attack-port@2000', 'take the port');
@@ -64,13 +64,14 @@ test('a page that defines a MessageEvent.prototype.data getter cannot take its f
   await shown.locator('#which').waitFor({ timeout: 10_000 });
   // The app pings a final frame once its page is written: a taken port floods for 13 s.
   const gap = await worstFrameGap(page, 4_000);
+  t.diagnostic(`the app's longest frame: ${Math.round(gap)} ms`);
   assert.deepEqual((await beacons('port-')).map((b) => b.what).filter((w) => w !== 'ran'), [],
     'the page took its frame\'s port');
   assert.ok((await beacons('port-')).some((b) => b.what === 'ran'), 'the page did not run');
   assert.ok(gap < 1_500, `the app stalled ${Math.round(gap)} ms`);
 });
 
-test('a page holding its port that floods 100 KB messages under the message-count cut-off is cut by bytes', async () => {
+test('a page holding its port that floods 100 KB messages under the message-count cut-off is cut by bytes', async (t) => {
   // Before the port was handed over safely a page could take it; here the test hands it to the
   // page (an init script in the preview frames, which runs before the runtime): the app's own
   // limit is what is tested.
@@ -92,6 +93,7 @@ test('a page holding its port that floods 100 KB messages under the message-coun
   const console = page.getByTestId('console-panel');
   await console.getByText('byte flood: holding the port').waitFor({ timeout: 10_000 });
   const gap = await worstFrameGap(page, 4_000);
+  t.diagnostic(`the app's longest frame: ${Math.round(gap)} ms`);
   await assertEventually(async () => (await console.getByText(/more than 4 MB .*in a second/).count()) > 0,
     'the flood was not cut by bytes', 5_000);
   assert.ok(gap < 1_500, `the app stalled ${Math.round(gap)} ms`);
