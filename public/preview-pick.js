@@ -96,9 +96,14 @@ self.FlintPick = (() => {
     // The page hears none of the pointer's presses while picking: a click picks, it does not press.
     const listeners = [['mousemove', move], ['click', click], ['keydown', key],
       ['pointerdown', swallow], ['mousedown', swallow], ['pointerup', swallow], ['mouseup', swallow]];
-    for (const [type, fn] of listeners) addListener(win, type, fn, true);
+    // Indexed, not `for…of`: a page's own array iterator would be handed these listeners, and
+    // with them a way to send as often as it liked.
+    const each = (fn) => {
+      for (let i = 0; i < listeners.length; i++) fn(listeners[i][0], listeners[i][1]);
+    };
+    each((type, fn) => addListener(win, type, fn, true));
     function stop() {
-      for (const [type, fn] of listeners) removeListener(win, type, fn, true);
+      each((type, fn) => removeListener(win, type, fn, true));
       remove(overlay);
       picking = null;
     }

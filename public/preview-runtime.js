@@ -11,7 +11,8 @@
 //   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
 //   navigate this frame, which stays loaded for every later answer;
 // - a check frame, which gets one complete document to run hidden and judge (preview-checks.js):
-//   the person never sees it, so its buttons can be clicked;
+//   the person never sees it, so its buttons can be clicked. It is told nothing of the prompt (the
+//   app matches the prompt's words against the text it reports);
 // - a final frame, which gets one complete document and writes it with document.open/write/close
 //   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
 //   then shares this realm, so everything the app hears from a final frame is untrusted. The one
@@ -63,6 +64,13 @@
   const templateContent = getter(HTMLTemplateElement.prototype, 'content');
   const offsetHeight = getter(HTMLElement.prototype, 'offsetHeight');
   const portPost = method(MessagePort.prototype, 'postMessage');
+  // Read through the prototype's own getters: a page that defined `MessageEvent.prototype.data`
+  // would otherwise be handed each message event, and with its `target` the port itself.
+  const messageData = getter(MessageEvent.prototype, 'data');
+  const messageSource = getter(MessageEvent.prototype, 'source');
+  const messagePorts = getter(MessageEvent.prototype, 'ports');
+  const slice = method(String.prototype, 'slice');
+  const toString = String;
   const open = method(Document.prototype, 'open');
   const write = method(Document.prototype, 'write');
   const close = method(Document.prototype, 'close');
@@ -210,7 +218,8 @@
     const line = (level, text) => {
       roll();
       if (sent++ < LINES_PER_S) {
-        send({ flint: 'console', level, text: String(text).slice(0, LINE_CHARS) });
+        // (Taken functions: a page's own `slice` could make every line megabytes.)
+        send({ flint: 'console', level, text: slice(toString(text), 0, LINE_CHARS) });
       } else if (dropped++ === 0 && !timer) {
         // Say how many were dropped when the second is over, even if the page then falls silent.
         timer = setTimer(() => {
@@ -263,8 +272,28 @@
     }
   };
 
+  /** Runs `doc` here, hidden, and reports its checks (see preview-checks.js) over the port. */
+  async function check(doc, expect) {
+    written = true;
+    const started = now();
+    open(document);
+    const seen = checks.watch();
+    write(document, doc);
+    close(document);
+    // Awaited, not `.then`: a page's own `Promise.prototype.then` would be handed the callback
+    // that sends the report, and could call it as often as it liked.
+    let report;
+    try {
+      report = await checks.judge(seen, expect);
+    } catch (err) {
+      send({ flint: 'checked', failed: `The checks stopped: ${err}` });
+      return;
+    }
+    send({ flint: 'checked', results: report.results, text: report.text, ms: now() - started });
+  }
+
   function receive(event) {
-    const data = event.data;
+    const data = messageData(event);
     if (!data || typeof data !== 'object') return;
     if (data.flint === 'ping') {
       send({ flint: 'pong', id: data.id });
@@ -290,16 +319,7 @@
       send({ flint: 'applied', ms: now() - started });
     } else if (data.flint === 'check' && typeof data.doc === 'string' && checks) {
       // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
-      written = true;
-      const started = now();
-      open(document);
-      const seen = checks.watch();
-      write(document, data.doc);
-      close(document);
-      checks.judge(seen, data.expect).then(
-        (results) => send({ flint: 'checked', results, ms: now() - started }),
-        (err) => send({ flint: 'checked', failed: `The checks stopped: ${err}` }),
-      );
+      check(data.doc, data.expect);
     } else if (data.flint === 'run' && typeof data.doc === 'string') {
       written = true;
       canPick = true;
@@ -310,10 +330,11 @@
   }
 
   function connect(event) {
-    const data = event.data;
-    if (port !== null || event.source !== parent || parent === window) return;
-    if (!data || data.flint !== 'connect' || event.ports.length !== 1) return;
-    port = event.ports[0];
+    const data = messageData(event);
+    const ports = messagePorts(event);
+    if (port !== null || messageSource(event) !== parent || parent === window) return;
+    if (!data || data.flint !== 'connect' || ports.length !== 1) return;
+    port = ports[0];
     // Exactly one port, from the app: nothing that arrives on the window later is listened to.
     removeListener(window, 'message', connect);
     port.onmessage = receive;

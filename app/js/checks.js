@@ -2,11 +2,15 @@
 // check frame (the same sandboxed preview.html as every preview frame, see public/preview-checks.js),
 // where its buttons can be clicked without touching the page the person sees, and reports what works.
 //
-// The frame is spoken to over its own MessagePort, like the preview's frames. What comes back is
-// the page's word (it shares the realm that judges it): this file only passes it on as JSON, capped
-// in size; app/src/judge/ reads known names only. A page that never answers (a loop, a stall) is
-// given up on after CHECK_MS; one that navigates or floods its port is given up on at once.
+// The frame is spoken to over its own MessagePort, like the preview's frames, and told nothing of
+// the prompt: only the fixed list of elements to look for, and whether to watch for a clock. It
+// reports its checks and the page's text; app/src/judge/ matches the prompt's words against that
+// text, so no page ever sees them. What comes back is the page's word (it shares the realm that
+// judges it): this file only passes it on as JSON, capped in size; app/src/judge/ reads known names
+// only. A page that never answers (a loop, a stall) is given up on after CHECK_MS; one that
+// navigates or floods its port is given up on at once.
 
+import { messageBytes } from './preview_frame.js';
 import { frameQueue } from './preview_pacing.js';
 
 /**
@@ -17,8 +21,12 @@ import { frameQueue } from './preview_pacing.js';
 const CHECK_MS = 8_000;
 /** Messages a check frame may send: the runtime sends two ('ready', 'checked'). */
 const MESSAGES_MAX = 20;
-/** Longest report passed on, in UTF-16 units. */
-const REPORT_CHARS = 64 * 1024;
+/**
+ * Bytes a check frame may send in all (as `messageBytes` counts them), and the longest report passed
+ * on, in UTF-16 units: the runtime's report is at most 100,000 characters of text and 64 short results.
+ */
+const REPORT_BYTES = 1024 * 1024;
+const REPORT_CHARS = 1024 * 1024;
 
 // Check frames live in one host of their own, laid out at a desktop size wherever the preview they
 // check is (a tile's grid may be display:none while the person looks at the main preview, and a frame
@@ -47,6 +55,7 @@ class PageCheck {
     this.port = null;
     this.loads = 0;
     this.messages = 0;
+    this.bytes = 0;
     this.timer = 0;
     // Frames are created one per animation frame, in turn with the previews' own.
     frameQueue.add(() => this.#create());
@@ -83,8 +92,9 @@ class PageCheck {
 
   #receive(data) {
     if (this.done) return;
-    if (++this.messages > MESSAGES_MAX) {
-      this.#finish({ failed: 'The page sent its check frame more messages than Flint\'s runtime ever does.' });
+    this.bytes += messageBytes(data, REPORT_BYTES - this.bytes);
+    if (++this.messages > MESSAGES_MAX || this.bytes > REPORT_BYTES) {
+      this.#finish({ failed: 'The page sent its check frame more than Flint\'s runtime ever does.' });
       return;
     }
     if (!data || typeof data !== 'object') return;
@@ -96,7 +106,7 @@ class PageCheck {
     } else if (data.flint === 'checked') {
       this.#finish(typeof data.failed === 'string'
         ? { failed: data.failed }
-        : { results: data.results, ms: data.ms });
+        : { results: data.results, text: data.text, ms: data.ms });
     }
   }
 

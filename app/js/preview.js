@@ -19,7 +19,7 @@
 // `ConsoleLimiter` in preview_console.js.
 
 import { CONSOLE_QUEUE_MAX, ConsoleLimiter, consoleOut } from './preview_console.js';
-import { FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
+import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
 
 // The attack tests import the console limits from here.
@@ -158,8 +158,9 @@ export class FlintPreview {
   /** A message from one of this preview's frames, over its port. */
   receive(frame, data) {
     if (this.disposed || frame.port === null) return;
-    if (frame.flooding(performance.now())) {
-      this.#flooded(frame);
+    const over = frame.flooding(performance.now(), data);
+    if (over) {
+      this.#flooded(frame, over);
       return;
     }
     if (!data || typeof data !== 'object' || typeof data.flint !== 'string') return;
@@ -310,15 +311,17 @@ export class FlintPreview {
     this.#startFinal(frame.doc, onShown);
   }
 
-  #flooded(frame) {
+  /** `frame` sent more than it may in a second (`over`: 'messages' or 'bytes'): it is not heard again. */
+  #flooded(frame, over) {
     if (frame.kind === 'runtime') {
-      this.#note('warn', 'A preview frame sent more messages than Flint\'s runtime ever does; it was replaced with a fresh one.');
+      this.#note('warn', 'A preview frame sent more than Flint\'s runtime ever does; it was replaced with a fresh one.');
       this.#replaceRuntime(frame);
       return;
     }
     frame.close();
     frame.muted = true;
-    this.#note('warn', `The page sent more than ${FRAME_MESSAGES_PER_S} messages in a second; its console is no longer shown.`);
+    const what = over === 'bytes' ? `${FRAME_BYTES_PER_S / 1e6} MB of messages` : `${FRAME_MESSAGES_PER_S} messages`;
+    this.#note('warn', `The page sent more than ${what} in a second; its console is no longer shown.`);
   }
 
   #show(frame) {

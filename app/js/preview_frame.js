@@ -3,10 +3,66 @@
 
 const SANDBOX = 'allow-scripts';
 
-// Messages a frame may send in a second. The runtime's own capture sends at most about 200 lines a
-// second and one `applied` per snapshot, so a frame past this is not Flint's runtime talking: its
-// port is closed.
+// Messages and bytes a frame may send in a second. The runtime's own capture sends at most about
+// 200 lines a second of at most 4,000 characters (1.6 MB) and one `applied` per snapshot, so a frame
+// past either is not Flint's runtime talking: its port is closed. Bytes as well as messages: 1,500
+// messages of 100 KB a second passed the count alone and stalled the app for seconds.
 export const FRAME_MESSAGES_PER_S = 2_000;
+export const FRAME_BYTES_PER_S = 4_000_000;
+// Deeper than any message the runtime sends: the walk below stops there.
+const DEPTH_MAX = 8;
+
+/**
+ * About how many bytes `data` (a message as received) holds in memory, or Infinity once over
+ * `limit`: strings two bytes a character, other values 8. The runtime sends plain objects, arrays,
+ * strings, numbers and booleans; anything else (a buffer, a Map, a Blob) is not it talking.
+ */
+export function messageBytes(data, limit = Infinity) {
+  let total = 0;
+  const walk = (value, depth) => {
+    if (total > limit) return;
+    if (typeof value === 'string') {
+      total += 2 * value.length;
+    } else if (value === null || typeof value !== 'object') {
+      total += 8;
+    } else if (depth >= DEPTH_MAX
+      || (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype)) {
+      total = Infinity;
+    } else {
+      total += 8;
+      for (const key of Object.keys(value)) {
+        total += 2 * key.length;
+        walk(value[key], depth + 1);
+        if (total > limit) return;
+      }
+    }
+  };
+  walk(data, 0);
+  return total > limit ? Infinity : total;
+}
+
+/** What a frame may send over its port: messages and bytes in any one-second window. */
+export class PortLimit {
+  constructor({ messagesPerS = FRAME_MESSAGES_PER_S, bytesPerS = FRAME_BYTES_PER_S } = {}) {
+    this.messagesPerS = messagesPerS;
+    this.bytesPerS = bytesPerS;
+    this.windowStart = -Infinity;
+    this.messages = 0;
+    this.bytes = 0;
+  }
+
+  /** Counts `data`, received at `now` (ms): null while within the limits, else which was passed. */
+  over(now, data) {
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.messages = 0;
+      this.bytes = 0;
+    }
+    if (++this.messages > this.messagesPerS) return 'messages';
+    this.bytes += messageBytes(data, this.bytesPerS - this.bytes);
+    return this.bytes > this.bytesPerS ? 'bytes' : null;
+  }
+}
 // How long a final frame that loaded again has to answer a ping: a page that rewrote itself with
 // document.open() still holds the port; one that navigated or reloaded does not. (A page leaving
 // says so first, from `pagehide`, unless it erased that listener with document.open(): the ping is
@@ -29,9 +85,8 @@ export class Frame {
     this.onShown = null;
     this.muted = false;
     this.restarted = false;
-    // Messages in the current one-second window.
-    this.windowStart = -Infinity;
-    this.messages = 0;
+    // What it sent in the current one-second window.
+    this.limit = new PortLimit();
     this.pings = 0;
     this.pingTimer = 0;
     const el = document.createElement('iframe');
@@ -64,13 +119,9 @@ export class Frame {
     this.port?.postMessage(message);
   }
 
-  /** Counts a message; true when the frame sent more than it may in this second. */
-  flooding(now) {
-    if (now - this.windowStart >= 1000) {
-      this.windowStart = now;
-      this.messages = 0;
-    }
-    return ++this.messages > FRAME_MESSAGES_PER_S;
+  /** Counts a message: null, or 'messages' or 'bytes' when the frame sent more than it may in this second. */
+  flooding(now, data) {
+    return this.limit.over(now, data);
   }
 
   /** Asks whether the page that got the port is still there; `answer(alive)` says. */

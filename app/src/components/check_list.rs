@@ -58,7 +58,7 @@ pub fn ChecksBadge(checks: RwSignal<Checked>, #[prop(into)] best: Signal<bool>) 
                     data-state="done"
                     data-passed=report.passed()
                     data-total=report.total()
-                    title=report.summary()
+                    title=report.tooltip()
                 >
                     {format!("✓ {}", report.score())}
                     <Show when=move || best.get()>

@@ -93,6 +93,7 @@ fn summary_view(checked: Checked) -> AnyView {
                 data-state="done"
                 data-passed=report.passed()
                 data-total=report.total()
+                title=report.tooltip()
             >
                 {text}
             </summary>

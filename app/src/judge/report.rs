@@ -1,10 +1,16 @@
 //! A page's checks as the person reads them. Most come from the check frame, where the page itself
 //! runs: its report is the page's word, so only known names are read, each once, and every detail
-//! is clipped; whether the answer is a whole document is decided here, from the code.
+//! is clipped; whether the answer is a whole document is decided here, from the code, and whether
+//! it is on topic here too, from the text the frame reports (the frame never sees the prompt).
 
 use serde::Deserialize;
 
+use super::topic::on_topic;
 use super::vocabulary::Expect;
+
+/// What every list of checks says on hover: the checks are the page's own report.
+pub const PAGES_WORD: &str = "The page ran these checks on itself, in a hidden copy: a page can claim to pass \
+     them. They only rank variations and word a Fix request.";
 
 /// Longest detail kept, in characters.
 const DETAIL_CHARS: usize = 300;
@@ -80,6 +86,11 @@ impl Report {
         format!("{}/{}", self.passed(), self.total())
     }
 
+    /// The summary and that the page reported its own checks, for a tooltip.
+    pub fn tooltip(&self) -> String {
+        format!("{}. {PAGES_WORD}", self.summary())
+    }
+
     /// "All 6 checks pass" or "2 of 6 checks failed".
     pub fn summary(&self) -> String {
         let failed = self.total() - self.passed();
@@ -96,6 +107,8 @@ impl Report {
 struct Outcome {
     #[serde(default)]
     results: Vec<serde_json::Value>,
+    /// What the page reads as (its title, text and labels), for the topic.
+    text: Option<String>,
     failed: Option<String>,
 }
 
@@ -144,16 +157,25 @@ pub fn read(json: &str, expect: &Expect, code: &str) -> Report {
 
     let outcome =
         serde_json::from_str::<Outcome>(json).map_err(|_| "The page's checks could not be read.".to_owned());
-    let (results, failed): (Vec<Raw>, Option<String>) = match outcome {
-        Ok(Outcome { failed: Some(why), .. }) => (Vec::new(), Some(clip(&why))),
-        Ok(Outcome { results, .. }) => (
+    let (results, text, failed): (Vec<Raw>, Option<String>, Option<String>) = match outcome {
+        Ok(Outcome { failed: Some(why), .. }) => (Vec::new(), None, Some(clip(&why))),
+        Ok(Outcome { results, text, .. }) => (
             results.into_iter().take(RESULTS_MAX).filter_map(|v| serde_json::from_value(v).ok()).collect(),
+            text,
             None,
         ),
-        Err(why) => (Vec::new(), Some(why)),
+        Err(why) => (Vec::new(), None, Some(why)),
     };
+    // Matched here: a result named "topic" from the page is not read.
+    let topic = text.map(|text| on_topic(&expect.topic, &text)).map(|on| Raw {
+        id: "topic".into(),
+        pass: Some(on),
+        detail: (!on).then(|| {
+            "Nothing on the page mentions what was asked for: it may be about something else.".into()
+        }),
+    });
     for (id, label) in wanted {
-        let raw = results.iter().find(|r| r.id == id);
+        let raw = if id == "topic" { topic.as_ref() } else { results.iter().find(|r| r.id == id) };
         let (passed, detail) = match (&failed, raw) {
             (Some(why), _) => (false, Some(format!("Not checked: {why}"))),
             // Not applicable (no buttons to click).

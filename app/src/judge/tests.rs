@@ -49,12 +49,27 @@ fn every_term_has_a_label_and_a_need_and_a_unique_id() {
         }
         assert_eq!(term(t.id), Some(t));
     }
-    let asked = expect("a table, a link and a clock", "", false);
-    let json: serde_json::Value = serde_json::from_str(&expect_json(&asked)).unwrap();
-    assert_eq!(json[0]["id"], "has:table");
-    assert_eq!(json[1]["selector"], "a[href]");
-    assert_eq!(json[2], serde_json::json!({ "id": "ticks", "ticks": true }));
-    assert_eq!(json[3], serde_json::json!({ "id": "topic", "stems": ["table", "link", "clock"] }));
+}
+
+#[test]
+fn the_check_frame_is_sent_no_word_of_the_prompt_only_whether_to_watch_a_clock() {
+    let json = |prompt: &str, goal: &str| expect_json(&expect(prompt, goal, false));
+    // The page shares the check frame's realm: whatever it is sent, the page can read.
+    let sent = json("a secret zebra table with a link", "for the quokka society");
+    for word in ["secre", "zebra", "quokk", "socie", "stems"] {
+        assert!(!sent.contains(word), "{word} in {sent}");
+    }
+    assert_eq!(sent, json("a bouncing ball", ""), "every page gets the same list");
+    let list: serde_json::Value = serde_json::from_str(&sent).unwrap();
+    let shown = TERMS.iter().filter(|t| t.need != vocabulary::Need::Ticks).count();
+    assert_eq!(list.as_array().unwrap().len(), shown);
+    assert_eq!(
+        list[0],
+        serde_json::json!({ "id": "has:heading", "selector": "h1, h2, h3, h4, h5, h6, [role=heading]" })
+    );
+    let clock: serde_json::Value = serde_json::from_str(&json("a digital clock", "")).unwrap();
+    assert_eq!(clock.as_array().unwrap().len(), shown + 1);
+    assert_eq!(clock[shown], serde_json::json!({ "id": "ticks", "ticks": true }));
 }
 
 #[test]
@@ -64,9 +79,6 @@ fn the_topic_is_the_goals_and_the_prompts_but_an_edit_says_nothing_about_it() {
     assert_eq!(edit.topic, ["coffe", "shop"], "an edit's words are not the page's topic");
     assert_eq!(ids(&edit.terms), ["has:button"], "but the elements it names are checked");
     assert!(expect("make it red", "", true).topic.is_empty(), "no goal, an edit: no topic check");
-    let none =
-        serde_json::from_str::<serde_json::Value>(&expect_json(&expect("make it red", "", true))).unwrap();
-    assert_eq!(none, serde_json::json!([]));
 }
 
 #[test]
@@ -126,7 +138,42 @@ fn a_report_lists_every_check_in_order_and_leaves_out_those_that_do_not_apply() 
     let report = read(&json, &asked, PAGE);
     let ids: Vec<&str> = report.checks.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["complete", "visible", "has:button", "topic", "buttons", "errors", "loads"]);
-    assert_eq!(report.checks.iter().find(|c| c.id == "topic").unwrap().label, "About what was asked");
+    let topic = report.checks.iter().find(|c| c.id == "topic").unwrap();
+    assert_eq!(topic.label, "About what was asked");
+    assert!(!topic.passed && topic.detail.as_deref() == Some("The check frame did not report it."));
+}
+
+fn with_text(results_json: &str, text: &str) -> String {
+    let mut outcome: serde_json::Value = serde_json::from_str(results_json).unwrap();
+    outcome["text"] = text.into();
+    outcome.to_string()
+}
+
+#[test]
+fn the_topic_is_matched_here_in_the_pages_text_and_a_topic_result_from_the_page_is_not_read() {
+    let asked = expect("a tip calculator", "", false);
+    let topic = |json: &str| read(json, &asked, PAGE).checks.into_iter().find(|c| c.id == "topic").unwrap();
+    let claims = results(&[("visible", Some(true), None), ("topic", Some(true), None)]);
+    let off = topic(&with_text(&claims, "Your First Front-End Developer Guide"));
+    assert!(!off.passed, "the page's own topic result counted");
+    assert_eq!(
+        off.detail.as_deref(),
+        Some("Nothing on the page mentions what was asked for: it may be about something else.")
+    );
+    let on = topic(&with_text(&results(&[("visible", Some(true), None)]), "Tip calculator Bill Tip 15%"));
+    assert!(on.passed && on.detail.is_none());
+    let hung = topic(r#"{"failed":"The page did not finish in 8 s.","text":"Tip calculator"}"#);
+    assert!(
+        !hung.passed && hung.detail.unwrap().starts_with("Not checked:"),
+        "a failed check frame's text counts"
+    );
+}
+
+#[test]
+fn the_checks_tooltip_says_the_page_reported_them() {
+    let tooltip = report(2, 3).tooltip();
+    assert!(tooltip.starts_with("1 of 3 checks failed. The page ran these checks on itself"), "{tooltip}");
+    assert!(tooltip.contains("a page can claim to pass them"), "{tooltip}");
 }
 
 #[test]

@@ -6,6 +6,9 @@
 //! Lenient on purpose: one word is enough, and a word counts by its beginning ("clicks" is met by
 //! "Click me", "calculator" by "Calculate"), so a page that is on topic but words it differently
 //! still passes; the check is there to sink pages about nothing that was asked.
+//!
+//! Matched here, in the app, against the text the check frame reports: the frame is never sent the
+//! prompt's words, since the page it checks shares that frame's realm and could read them there.
 
 /// Words that say nothing about a page's topic: articles, pronouns, linking words, numbers, and
 /// words about pages in general.
@@ -123,9 +126,49 @@ pub fn topic_stems(text: &str) -> Vec<String> {
     stems
 }
 
+/// Longest page text read, in characters (the check frame sends at most this much).
+pub const TEXT_CHARS: usize = 100_000;
+
+/// Whether `text` (what a page reads as: its title, text and labels) holds a word beginning like one
+/// of `stems`; only its first [`TEXT_CHARS`] characters are read.
+pub fn on_topic(stems: &[String], text: &str) -> bool {
+    let text = match text.char_indices().nth(TEXT_CHARS) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    };
+    text.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).any(|word| {
+        let word = word.to_lowercase();
+        stems.iter().any(|stem| word.starts_with(stem.as_str()))
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::topic_stems;
+    use super::{on_topic, topic_stems};
+
+    fn stems(text: &str) -> Vec<String> {
+        topic_stems(text)
+    }
+
+    #[test]
+    fn a_page_is_on_topic_when_a_word_of_it_begins_like_a_stem() {
+        let asked = stems("a tip calculator");
+        assert!(on_topic(&asked, "Tip Calculator\nBill: 0"));
+        assert!(on_topic(&asked, "CALCULATE what to leave"), "case and word endings do not matter");
+        assert!(!on_topic(&asked, "Your First Front-End Developer Guide"));
+        assert!(!on_topic(&asked, "multiple stipends"), "a stem must begin a word");
+        assert!(!on_topic(&asked, ""));
+        assert!(!on_topic(&[], "Tip calculator"), "no stems: nothing to meet");
+        assert!(on_topic(&stems("un café glacé"), "Café du coin"), "letters beyond ASCII");
+    }
+
+    #[test]
+    fn only_the_first_text_chars_of_a_page_are_read() {
+        let asked = stems("a zebra");
+        let padded = format!("{} zebra", "x ".repeat(super::TEXT_CHARS / 2));
+        assert!(!on_topic(&asked, &padded), "a word past the limit counted");
+        assert!(on_topic(&asked, &padded[padded.len() - 20..]));
+    }
 
     #[test]
     fn stems_keep_the_topic_and_drop_the_rest() {

@@ -196,19 +196,20 @@ pub fn expect(prompt: &str, goal: &str, editing: bool) -> Expect {
     Expect { terms: expected(&[prompt, goal]), topic }
 }
 
-/// What the check frame is sent: `[{"id": …, "selector": …}, {"id": "ticks", "ticks": true},
-/// {"id": "topic", "stems": […]}]`.
+/// What the check frame is sent: every element term, `{"id": …, "selector": …}`, whatever was
+/// asked, then `{"id": "ticks", "ticks": true}` if a clock was. The page shares the frame's realm:
+/// it learns no word of the prompt, only whether to be watched for a second or two (a clock). The
+/// topic is matched by [`report::read`](super::report::read) in the text the frame reports.
 pub fn expect_json(expect: &Expect) -> String {
-    let mut list: Vec<serde_json::Value> = expect
-        .terms
+    let mut list: Vec<serde_json::Value> = TERMS
         .iter()
-        .map(|t| match t.need {
-            Need::Shown(selector) => serde_json::json!({ "id": t.id, "selector": selector }),
-            Need::Ticks => serde_json::json!({ "id": t.id, "ticks": true }),
+        .filter_map(|t| match t.need {
+            Need::Shown(selector) => Some(serde_json::json!({ "id": t.id, "selector": selector })),
+            Need::Ticks => None,
         })
         .collect();
-    if !expect.topic.is_empty() {
-        list.push(serde_json::json!({ "id": "topic", "stems": expect.topic }));
+    for t in expect.terms.iter().filter(|t| t.need == Need::Ticks) {
+        list.push(serde_json::json!({ "id": t.id, "ticks": true }));
     }
     serde_json::Value::Array(list).to_string()
 }
