@@ -29,7 +29,7 @@ use super::openai_context;
 use super::openai_errors::{self, KeyHint};
 use super::redact::Redactor;
 use super::slots::{Admission, Slots, Waiter, take_turn};
-use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent, TextScrubber};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
 #[path = "openai_reading.rs"]
@@ -202,6 +202,19 @@ pub(crate) fn key_for(
     }
 }
 
+/// A scrubber of the key `request` goes with: the person's own where it is used, else `own`.
+pub(crate) fn scrubber_for(
+    own: &Arc<Redactor>,
+    request: &GenRequest,
+    allow_user_keys: bool,
+) -> Option<Box<dyn TextScrubber>> {
+    let redactor = match &request.key {
+        Some(key) if allow_user_keys => user_credentials(key).redactor,
+        _ => own.clone(),
+    };
+    Some(Box::new(redactor.stream()))
+}
+
 /// Why a provider cannot be used, if it cannot: its key's environment variable is unset. No key
 /// configured at all is not a problem: local servers want none.
 pub(crate) fn missing_key(name: &str, hint: &KeyHint, authorization: Option<&HeaderValue>) -> Option<String> {
@@ -238,6 +251,10 @@ impl Provider for OpenAiProvider {
         };
         let start = State::Start { inner, request };
         Box::pin(futures::stream::unfold(start, step))
+    }
+
+    fn scrubber(&self, request: &GenRequest) -> Option<Box<dyn TextScrubber>> {
+        scrubber_for(&self.inner.redactor, request, self.inner.allow_user_keys)
     }
 }
 
@@ -354,6 +371,9 @@ pub fn http_client() -> reqwest::Client {
         .pool_max_idle_per_host(32)
         .pool_idle_timeout(Duration::from_secs(15))
         .user_agent(concat!("flint-gateway/", env!("CARGO_PKG_VERSION")))
+        // A redirect would carry the prompt (a 307 keeps the body) to a host nobody configured,
+        // and bring back that host's words; a 3xx is an error naming only its status.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default()
 }
