@@ -17,7 +17,6 @@
 //! Providers' own masked forms (`sk-ab****wxyz`) are recognised in error messages, where
 //! providers print them.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Arc;
 
@@ -36,6 +35,8 @@ pub(crate) const REDACTED: &str = "[redacted]";
 const MIN_RUN: usize = 12;
 /// A piece of streamed text that ends in this many characters of the key is held back.
 const HOLD_RUN: usize = 4;
+/// Key characters whose positions a scrubber remembers: at least [`MIN_RUN`], a power of two.
+const RING: usize = 16;
 /// Keys shorter than this are placeholders (`x`), not secrets: redacting them would mangle text.
 const MIN_KEY: usize = 4;
 
@@ -90,9 +91,10 @@ struct Stretch {
 #[derive(Default)]
 struct Progress {
     at: Cursor,
-    /// Positions of the most recent key characters ([`Matcher::min_run`] at most): where the
+    /// Positions of the most recent key characters, the last at `seen - 1` (modulo [`RING`]):
     /// current run of key characters starts.
-    recent: VecDeque<u64>,
+    recent: [u64; RING],
+    seen: usize,
     /// Text held back, from position `held_at`: the start of what may be the key, or the
     /// separators after a redacted stretch that the key going on would swallow.
     pending: String,
@@ -114,8 +116,8 @@ impl Progress {
                 continue;
             }
             if symbol == ABSENT {
+                // `recent` keeps older positions: no run reaches back past this byte.
                 self.at = Cursor::default();
-                self.recent.clear();
                 continue;
             }
             self.key_character(m, symbol, base + i as u64);
@@ -125,7 +127,7 @@ impl Progress {
             // Inside the key, which may go on in the next piece: keep the separators after it.
             self.redacted_to.unwrap_or(end)
         } else if self.at.len >= m.hold_run {
-            let start = self.recent[self.recent.len() - self.at.len];
+            let start = self.run_start(self.at.len);
             start.max(self.redacted_to.unwrap_or(0))
         } else {
             end
@@ -146,13 +148,16 @@ impl Progress {
     }
 
     /// One key character at `pos`: moves the automaton and marks what turns out to be the key.
+    #[inline]
     fn key_character(&mut self, m: &Matcher, symbol: u8, pos: u64) {
         let was_key = self.at.len >= m.min_run;
         m.step(&mut self.at, symbol);
-        if self.recent.len() == m.min_run {
-            self.recent.pop_front();
+        if self.at.len == 0 {
+            // Not in the key: no run starts here.
+            return;
         }
-        self.recent.push_back(pos);
+        self.recent[self.seen % RING] = pos;
+        self.seen += 1;
         if self.at.len < m.min_run {
             return;
         }
@@ -161,7 +166,7 @@ impl Progress {
         let start = if was_key {
             self.redacted_to.unwrap_or(pos)
         } else {
-            self.recent[self.recent.len() - m.min_run]
+            self.run_start(m.min_run)
         };
         // What already went out cannot be taken back: at most the run's first few characters.
         let start = start.max(self.held_at).max(self.redacted_to.unwrap_or(0));
@@ -174,6 +179,17 @@ impl Progress {
             }),
         }
         self.redacted_to = Some(pos + 1);
+    }
+
+    /// Where the last `len` key characters start (`len` at least 1).
+    fn run_start(&self, len: usize) -> u64 {
+        if len <= RING {
+            self.recent[(self.seen - len) % RING]
+        } else {
+            // Only a key matched exactly (no separators skipped) has longer runs, and those are
+            // contiguous.
+            self.recent[(self.seen - 1) % RING] + 1 - len as u64
+        }
     }
 
     /// Sends `buf` (the held text and the new piece) up to `hold_from` with its stretches

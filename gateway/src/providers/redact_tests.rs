@@ -171,3 +171,18 @@ fn the_automaton_knows_every_substring_of_the_key_and_nothing_else() {
         assert_eq!(at.len, longest, "at byte {end}");
     }
 }
+
+#[test]
+fn an_exact_key_longer_than_the_scrubbers_memory_or_not_ascii_is_redacted_in_any_pieces() {
+    // Fewer than twelve letters and digits: matched byte for byte, separators and all.
+    for key in ["a.b.c.d.e.f.g.h.i.j", "clé-secrète"] {
+        let redactor = Arc::new(Redactor::new(Some(key)));
+        let text = format!("x {key} y");
+        assert_eq!(redactor.scrub(&text), "x [redacted] y", "{key}");
+        let mut scrubber = redactor.stream();
+        let mut out: String = text.chars().filter_map(|c| scrubber.push(c.to_string())).collect();
+        out.extend(scrubber.finish());
+        assert!(out.starts_with("x ") && out.ends_with("[redacted] y"), "{key}: {out}");
+        assert!(out.len() <= "x [redacted] y".len() + 3, "at most three bytes go out first: {out}");
+    }
+}
