@@ -64,7 +64,9 @@ async fn the_operators_key_echoed_one_character_per_chunk_is_redacted() {
 async fn a_persons_own_key_echoed_one_character_per_chunk_is_redacted() {
     let gw = gateway(&["leak-chars"], |_| {}).await;
     let mut client = Client::connect(gw.addr).await;
-    client.send(&ClientMessage::UseKey { provider: "scripted".into(), key: Some(Secret::new(OWN_KEY)) }).await;
+    client
+        .send(&ClientMessage::UseKey { provider: "scripted".into(), key: Some(Secret::new(OWN_KEY)) })
+        .await;
     let outcome = client.run(1, "leak-chars").await;
     assert!(matches!(outcome.end, ServerMessage::Done { .. }), "{:?}", outcome.end);
     assert_eq!(gw.upstream.requests()[0].key_tail.as_deref(), Some("e9Az"), "sent with the person's key");

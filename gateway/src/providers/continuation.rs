@@ -380,7 +380,8 @@ mod tests {
             vec![Delta("Q0pLmN4vB7".into()), Delta(" is it.".into()), Finished(FinishReason::Stop)],
         ];
         let (events, requests) = run_with_key(parts, 1, Some(KEY));
-        let text: String = events.iter().filter_map(|e| if let Delta(t) = e { Some(t.as_str()) } else { None }).collect();
+        let text: String =
+            events.iter().filter_map(|e| if let Delta(t) = e { Some(t.as_str()) } else { None }).collect();
         assert_eq!(text, "The key: [redacted] is it.");
         assert_eq!(events.last(), Some(&Finished(FinishReason::Stop)));
         assert_eq!(requests[1].messages[0].content, "The key: sk-proj-Zx81k", "the model reads its own text");

@@ -163,20 +163,14 @@ impl Progress {
         }
         // A run that is the key. Going on from one already marked (grown by a character, or a
         // shorter match overlapping it), it joins that; else it starts `min_run` characters back.
-        let start = if was_key {
-            self.redacted_to.unwrap_or(pos)
-        } else {
-            self.run_start(m.min_run)
-        };
+        let start = if was_key { self.redacted_to.unwrap_or(pos) } else { self.run_start(m.min_run) };
         // What already went out cannot be taken back: at most the run's first few characters.
         let start = start.max(self.held_at).max(self.redacted_to.unwrap_or(0));
         match self.stretches.last_mut() {
             Some(last) if last.end == start => last.end = pos + 1,
-            _ => self.stretches.push(Stretch {
-                start,
-                end: pos + 1,
-                marked: self.redacted_to != Some(start),
-            }),
+            _ => {
+                self.stretches.push(Stretch { start, end: pos + 1, marked: self.redacted_to != Some(start) })
+            }
         }
         self.redacted_to = Some(pos + 1);
     }

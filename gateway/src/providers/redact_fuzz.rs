@@ -61,8 +61,30 @@ fn disguise(key: &str, rng: &mut Rng) -> String {
 /// scripts), with [`KEYS_IN_TEXT`] disguised copies of `key`; and how many copies went in.
 fn text_with(key: &str, bytes: usize, rng: &mut Rng) -> (String, usize) {
     let words = [
-        "the", "<div class=\"card\">", "</p>", "const", "=", "x", "{", "}", "0.5rem;", "naïve", "漢字",
-        "sk", "proj", "key:", "Bearer", "é", "—", "4", "a1", "Zx", "kQ0p", "gsk", "9gE5", "Tq",
+        "the",
+        "<div class=\"card\">",
+        "</p>",
+        "const",
+        "=",
+        "x",
+        "{",
+        "}",
+        "0.5rem;",
+        "naïve",
+        "漢字",
+        "sk",
+        "proj",
+        "key:",
+        "Bearer",
+        "é",
+        "—",
+        "4",
+        "a1",
+        "Zx",
+        "kQ0p",
+        "gsk",
+        "9gE5",
+        "Tq",
     ];
     let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     let every = bytes / KEYS_IN_TEXT;
@@ -150,7 +172,9 @@ fn check_against_whole(streamed: &str, whole: &str, what: &str) {
             continue;
         }
         let characters = leaked.bytes().filter(u8::is_ascii_alphanumeric).count();
-        let only_key = leaked.bytes().all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation() || b.is_ascii_whitespace());
+        let only_key = leaked
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b.is_ascii_punctuation() || b.is_ascii_whitespace());
         assert!(characters <= 3 && only_key, "{what}: {leaked:?} went out before marker {n}");
     }
 }

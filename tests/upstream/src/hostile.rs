@@ -71,5 +71,3 @@ fn event_stream(body: Body) -> Response {
         .body(body)
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
-
-
