@@ -83,13 +83,14 @@ impl Capped {
             return Some(Err(err));
         }
         let upstream = self.upstream.as_mut()?;
+        // The clock first: an upstream that is always ready must not starve it.
         let item = tokio::select! {
             biased;
-            item = upstream.next() => item,
             () = &mut self.deadline => {
                 self.upstream = None;
                 return Some(Err(self.caps.too_long()));
             }
+            item = upstream.next() => item,
         };
         match item {
             Some(Ok(ProviderEvent::Delta(mut text))) if text.len() > self.left => {

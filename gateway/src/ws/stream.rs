@@ -13,7 +13,7 @@ use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
 use crate::limits::StreamPermit;
 use crate::metrics::Metrics;
-use crate::providers::{AnswerCaps, GenRequest, Provider, ProviderError, ProviderEvent, continuation};
+use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
 
 /// Everything a stream task needs.
 pub(crate) struct StreamJob {
@@ -36,7 +36,7 @@ pub(crate) struct StreamJob {
     /// The gateway's figures (`/metrics`).
     pub metrics: Arc<Metrics>,
     /// How much text and how long the answer may run (`server.max_answer_bytes`, `max_stream_secs`).
-    pub caps: AnswerCaps,
+    pub caps: crate::providers::AnswerCaps,
 }
 
 /// The frames of one stream and what they report at the end.
