@@ -1,13 +1,17 @@
 //! A hostile or broken upstream against the gateway's limits: a key echoed one character per
-//! chunk, an answer far too large, a stream kept alive by comments for ever, and redirects to a
+//! chunk or cut between the parts of a continued answer, an answer far too large, a stream kept alive by comments for ever, and redirects to a
 //! page only the gateway's host can reach.
 
 mod common;
 
 use common::{Client, Gateway, KEY, start_upstream_with};
 use flint_gateway::config::{Config, ModelConfig, ProviderConfig};
-use flint_protocol::{ClientMessage, ErrorCode, Secret, ServerMessage};
-use flint_scripted_upstream::{ENDLESS_TEXT, INTERNAL_TEXT, LEAK_PREFIX, LEAK_SUFFIX, Options, fixtures_dir};
+use flint_protocol::{
+    ChatMessage, ClientMessage, ErrorCode, GenParams, Role, Secret, ServerMessage, StartRequest,
+};
+use flint_scripted_upstream::{
+    Continuation, ENDLESS_TEXT, INTERNAL_TEXT, LEAK_PREFIX, LEAK_SUFFIX, Options, fixtures_dir,
+};
 
 /// A person's own key, in another format than the operator's.
 const OWN_KEY: &str = "gsk_4fT9qWm2Lx7Rb0Nc5Vy8Kd3Hs6Jp1Ge9Az";
@@ -15,8 +19,12 @@ const OWN_KEY: &str = "gsk_4fT9qWm2Lx7Rb0Nc5Vy8Kd3Hs6Jp1Ge9Az";
 /// A gateway offering `models` of the scripted upstream besides its usual ones, configured further
 /// by `configure`.
 async fn gateway(models: &[&str], configure: impl FnOnce(&mut Config)) -> Gateway {
+    gateway_with(Options::new(fixtures_dir()), models, configure).await
+}
+
+async fn gateway_with(options: Options, models: &[&str], configure: impl FnOnce(&mut Config)) -> Gateway {
     let models: Vec<String> = models.iter().map(|m| (*m).to_owned()).collect();
-    start_upstream_with(Options::new(fixtures_dir()), move |config| {
+    start_upstream_with(options, move |config| {
         if let ProviderConfig::Openai(openai) = &mut config.providers[0] {
             openai.allow_user_keys = true;
             let template = openai.models[0].clone();
@@ -72,6 +80,37 @@ async fn a_persons_own_key_echoed_one_character_per_chunk_is_redacted() {
     assert_eq!(gw.upstream.requests()[0].key_tail.as_deref(), Some("e9Az"), "sent with the person's key");
     assert_hidden(OWN_KEY, &client, &outcome.text);
     assert!(outcome.text.ends_with(&format!("[redacted]{LEAK_SUFFIX}")), "{}", outcome.text);
+}
+
+#[tokio::test]
+async fn a_key_cut_across_the_parts_of_a_continued_answer_is_redacted() {
+    // Three tokens a part: no part holds twelve of the key's characters, so no part's own
+    // scrubber sees the key; only the joined answer shows it.
+    let options = Options::new(fixtures_dir())
+        .continuation(Continuation::Exact)
+        .inline("key-in-parts", format!("Key: {KEY} end."));
+    let gw = gateway_with(options, &["key-in-parts"], |_| {}).await;
+    let mut client = Client::connect(gw.addr).await;
+    let params = GenParams { max_tokens: Some(3), auto_continue: Some(3), ..GenParams::default() };
+    let messages = vec![ChatMessage::new(Role::User, "say the key")];
+    client
+        .send(&ClientMessage::Start(StartRequest {
+            stream: 1,
+            model: "scripted/key-in-parts".into(),
+            messages,
+            params,
+        }))
+        .await;
+    let (mut done, _) = client.collect(&[1]).await;
+    let outcome = done.remove(0).1;
+    assert!(matches!(outcome.end, ServerMessage::Done { .. }), "{:?}", outcome.end);
+    assert_eq!(gw.upstream.requests().len(), 4, "the answer came in four parts");
+    assert_hidden(KEY, &client, &outcome.text);
+    assert!(
+        outcome.text.starts_with("Key: ") && outcome.text.ends_with("[redacted] end."),
+        "{}",
+        outcome.text
+    );
 }
 
 #[tokio::test]
