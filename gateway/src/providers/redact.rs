@@ -7,7 +7,7 @@
 //! and digits in a row count as the key, wherever in it they come from; fewer are let through,
 //! because a few characters of a random key reveal nothing, while common words would otherwise be
 //! redacted. A suffix automaton of the key (`redact/automaton.rs`) finds, at each byte of a text,
-//! the longest stretch ending there that occurs in the key, in constant time per byte.
+//! the longest stretch ending there that occurs in the key, in amortised constant time per byte.
 //!
 //! Generated text arrives in pieces, cut wherever the upstream likes (one character each, if it
 //! wants). A [`Scrubber`] carries the automaton's state from piece to piece, so each byte is read
@@ -91,8 +91,8 @@ struct Stretch {
 #[derive(Default)]
 struct Progress {
     at: Cursor,
-    /// Positions of the most recent key characters, the last at `seen - 1` (modulo [`RING`]):
-    /// current run of key characters starts.
+    /// Positions of the most recent key characters (the last at `seen - 1`, modulo [`RING`]):
+    /// where the current run of them starts.
     recent: [u64; RING],
     seen: usize,
     /// Text held back, from position `held_at`: the start of what may be the key, or the
