@@ -152,6 +152,12 @@ pub struct ServerConfig {
     /// gateway stops accepting connections, before the remaining sockets are closed (the pages
     /// reconnect, through a load balancer to another gateway). A second signal stops at once.
     pub drain_secs: u64,
+    /// The most bytes of text one answer may bring (continuations included); an upstream sending
+    /// more is cut off there and the page told why.
+    pub max_answer_bytes: usize,
+    /// The longest one answer may run, in seconds of wall-clock time from its start (continuations
+    /// included), however often the upstream sends something (keep-alive comments included).
+    pub max_stream_secs: u64,
 }
 
 impl Default for ServerConfig {
@@ -169,6 +175,8 @@ impl Default for ServerConfig {
             resume_grace_secs: 30,
             resume_buffer_bytes: 8 * 1024 * 1024,
             drain_secs: 30,
+            max_answer_bytes: 4 * 1024 * 1024,
+            max_stream_secs: 30 * 60,
         }
     }
 }

@@ -124,6 +124,16 @@ impl ProviderError {
     }
 }
 
+/// Keeps a provider's key out of text that arrives in pieces (see `providers::redact`), for text
+/// joined from several of its streams: each stream scrubs its own text, but a key cut between two
+/// of them is seen only by a scrubber that reads across the join.
+pub trait TextScrubber: Send {
+    /// The text that may go out now that `text` arrived; `None` when all of it waits or is gone.
+    fn push(&mut self, text: String) -> Option<String>;
+    /// The text ended: what was held back, which never became the key.
+    fn finish(&mut self) -> Option<String>;
+}
+
 /// A stream of provider events; dropping it cancels the generation (closes the upstream request or
 /// stops the local decode).
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<ProviderEvent, ProviderError>> + Send>>;
@@ -136,6 +146,11 @@ pub trait Provider: Send + Sync {
     fn models(&self) -> Vec<ModelInfo>;
     /// Starts a generation. Errors before the first token arrive as the stream's first item.
     fn stream(&self, request: GenRequest) -> EventStream;
+    /// A scrubber of the key `request` goes with, for text joined from several of its streams
+    /// (continuations); `None` where no key is sent.
+    fn scrubber(&self, _request: &GenRequest) -> Option<Box<dyn TextScrubber>> {
+        None
+    }
     /// The connection `client` ended and its streams are gone: a provider that keeps something
     /// open per tab (the Responses provider's sockets) closes it.
     fn client_closed(&self, _client: ClientId) {}

@@ -5,6 +5,9 @@
 //! then the text so far as the `assistant`, then [`CONTINUE_INSTRUCTION`] as the `user`. Only new
 //! text goes on, trimmed at its start by a [`Joiner`] (models repeat the end or reopen the code
 //! block). Usage is summed over the parts, because each part pays for the whole prompt again.
+//! Each part's text is scrubbed of the key by its own stream, which sees only that part; the
+//! joined text passes the provider's [`TextScrubber`] too, which reads across the joins, so a key
+//! cut between two parts (the end of one released when it stopped) is still recognised.
 //! Dropping the stream drops the part being read, which cancels it upstream.
 
 use std::collections::VecDeque;
@@ -13,7 +16,7 @@ use std::sync::Arc;
 use flint_protocol::{ChatMessage, FinishReason, Role};
 use futures::StreamExt;
 
-use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent, TextScrubber};
 
 mod join;
 
@@ -31,7 +34,9 @@ start a new code block or reopen the one you were in, and add no comment of your
 /// the text of the parts before it. `Started` comes once; `Queued` of every part is passed on.
 pub fn continuing(provider: Arc<dyn Provider>, request: GenRequest, limit: u8) -> EventStream {
     let upstream = provider.stream(request.clone());
+    let scrubber = provider.scrubber(&request);
     let state = Continuing {
+        scrubber,
         provider,
         request,
         upstream,
@@ -71,6 +76,8 @@ struct Continuing {
     out: VecDeque<Item>,
     /// Nothing more will be read.
     over: bool,
+    /// Scrubs the key from the joined text; `None` where no key is sent.
+    scrubber: Option<Box<dyn TextScrubber>>,
 }
 
 /// What the part being read reported.
@@ -149,6 +156,7 @@ impl Continuing {
                         self.next_part();
                     } else {
                         self.over = true;
+                        self.release();
                         self.out.extend(self.total.event().map(Ok));
                         self.out.push_back(Ok(ProviderEvent::Finished(reason)));
                     }
@@ -156,20 +164,36 @@ impl Continuing {
                 Some(Err(err)) => {
                     self.end_part();
                     self.over = true;
+                    self.release();
                     self.out.push_back(Err(err));
                 }
                 None => {
                     // Cut short: the stream reports it. What the joiner held back is text too.
                     self.end_part();
                     self.over = true;
+                    self.release();
                 }
             }
         }
     }
 
+    /// Text for the browser; the next part's `assistant` message is the text before scrubbing
+    /// across joins, so it holds what was held back too.
     fn pass_on(&mut self, text: String) {
-        if !text.is_empty() {
-            self.text.push_str(&text);
+        if text.is_empty() {
+            return;
+        }
+        self.text.push_str(&text);
+        let text = match &mut self.scrubber {
+            Some(scrubber) => scrubber.push(text),
+            None => Some(text),
+        };
+        self.out.extend(text.map(|text| Ok(ProviderEvent::Delta(text))));
+    }
+
+    /// The answer ended: the text the scrubber held back goes out.
+    fn release(&mut self) {
+        if let Some(text) = self.scrubber.as_mut().and_then(|s| s.finish()) {
             self.out.push_back(Ok(ProviderEvent::Delta(text)));
         }
     }
@@ -203,12 +227,15 @@ mod tests {
     use flint_protocol::{GenParams, ModelInfo};
 
     use super::*;
+    use crate::providers::redact::Redactor;
     use ProviderEvent::{Delta, Finished, Queued, Started, Usage};
 
-    /// Answers each request with the next script in line, and remembers the requests.
+    /// Answers each request with the next script in line, and remembers the requests. With a
+    /// key, it scrubs each part's text on its own, as the HTTP providers do.
     struct Scripted {
         parts: Mutex<VecDeque<Vec<ProviderEvent>>>,
         requests: Mutex<Vec<GenRequest>>,
+        redactor: Option<Arc<Redactor>>,
     }
 
     impl Provider for Scripted {
@@ -222,13 +249,41 @@ mod tests {
 
         fn stream(&self, request: GenRequest) -> EventStream {
             self.requests.lock().expect("not poisoned").push(request);
-            let part = self.parts.lock().expect("not poisoned").pop_front().unwrap_or_default();
+            let mut part = self.parts.lock().expect("not poisoned").pop_front().unwrap_or_default();
+            if let Some(redactor) = &self.redactor {
+                let mut scrubber = redactor.stream();
+                let mut scrubbed = Vec::new();
+                for event in part {
+                    match event {
+                        Delta(text) => scrubbed.extend(scrubber.push(text).map(Delta)),
+                        other => {
+                            scrubbed.extend(scrubber.finish().map(Delta));
+                            scrubbed.push(other);
+                        }
+                    }
+                }
+                part = scrubbed;
+            }
             Box::pin(futures::stream::iter(part.into_iter().map(Ok)))
+        }
+
+        fn scrubber(&self, _request: &GenRequest) -> Option<Box<dyn TextScrubber>> {
+            self.redactor.as_ref().map(|r| Box::new(r.stream()) as Box<dyn TextScrubber>)
         }
     }
 
     fn run(parts: Vec<Vec<ProviderEvent>>, limit: u8) -> (Vec<ProviderEvent>, Vec<GenRequest>) {
-        let provider = Arc::new(Scripted { parts: Mutex::new(parts.into()), requests: Mutex::default() });
+        run_with_key(parts, limit, None)
+    }
+
+    fn run_with_key(
+        parts: Vec<Vec<ProviderEvent>>,
+        limit: u8,
+        key: Option<&str>,
+    ) -> (Vec<ProviderEvent>, Vec<GenRequest>) {
+        let redactor = key.map(|key| Arc::new(Redactor::new(Some(key))));
+        let provider =
+            Arc::new(Scripted { parts: Mutex::new(parts.into()), requests: Mutex::default(), redactor });
         let request = GenRequest {
             client: 1,
             person: 1,
@@ -313,5 +368,22 @@ mod tests {
         let (events, requests) = run(vec![vec![Finished(FinishReason::Length)]], 3);
         assert_eq!(requests.len(), 1);
         assert_eq!(events, vec![Finished(FinishReason::Length)]);
+    }
+
+    #[test]
+    fn a_key_cut_between_two_parts_is_redacted_in_the_joined_answer() {
+        const KEY: &str = "sk-proj-Zx81kQ0pLmN4vB7cR2tY9gE5";
+        // Each part shows fewer than twelve of the key's characters, which its own scrubber lets
+        // through; joined, they are twenty-one.
+        let parts = vec![
+            vec![Delta("The key: ".into()), Delta("sk-proj-Zx81k".into()), Finished(FinishReason::Length)],
+            vec![Delta("Q0pLmN4vB7".into()), Delta(" is it.".into()), Finished(FinishReason::Stop)],
+        ];
+        let (events, requests) = run_with_key(parts, 1, Some(KEY));
+        let text: String =
+            events.iter().filter_map(|e| if let Delta(t) = e { Some(t.as_str()) } else { None }).collect();
+        assert_eq!(text, "The key: [redacted] is it.");
+        assert_eq!(events.last(), Some(&Finished(FinishReason::Stop)));
+        assert_eq!(requests[1].messages[0].content, "The key: sk-proj-Zx81k", "the model reads its own text");
     }
 }

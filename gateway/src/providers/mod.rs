@@ -8,6 +8,7 @@ use flint_protocol::ModelInfo;
 
 use crate::config::{Config, ProviderConfig};
 
+mod answer_caps;
 pub mod continuation;
 #[cfg(feature = "local")]
 pub mod local;
@@ -25,7 +26,10 @@ mod slot_queue;
 mod slots;
 pub mod sse;
 
-pub use crate::provider::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+pub use self::answer_caps::AnswerCaps;
+pub use crate::provider::{
+    ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent, TextScrubber,
+};
 
 /// An `f32` setting as the decimal the person wrote: `0.3_f32` widened to `f64` is
 /// 0.30000001192092896, which upstreams log and echo as such. The shortest decimal that reads back

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use flint_protocol::{ModelInfo, Secret};
+use flint_protocol::ModelInfo;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
@@ -29,11 +29,15 @@ use super::openai_context;
 use super::openai_errors::{self, KeyHint};
 use super::redact::Redactor;
 use super::slots::{Admission, Slots, Waiter, take_turn};
-use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
+use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent, TextScrubber};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
+#[path = "openai_keys.rs"]
+mod keys;
 #[path = "openai_reading.rs"]
 mod reading;
+
+pub(crate) use self::keys::{Credentials, credentials, key_for, missing_key, scrubber_for};
 
 /// An OpenAI-compatible provider.
 pub struct OpenAiProvider {
@@ -130,87 +134,6 @@ impl OpenAiProvider {
     }
 }
 
-/// A provider's key as configured: the header that carries it, the redactor that keeps it out
-/// of what reaches a browser, and where it comes from.
-pub(crate) struct Credentials {
-    /// `Bearer <key>`, marked sensitive so it never shows in debug output.
-    pub authorization: Option<HeaderValue>,
-    /// Scrubs the key from upstream text.
-    pub redactor: Arc<Redactor>,
-    /// Where the key comes from, for messages.
-    pub hint: KeyHint,
-}
-
-/// The key from `api_key_env` (looked up with `env`), else `api_key`; `optional`: an unset
-/// variable means the server wants no key.
-pub(crate) fn credentials(
-    api_key_env: Option<&str>,
-    api_key: Option<&str>,
-    optional: bool,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Credentials {
-    let (key, hint) = match (api_key_env, api_key) {
-        (Some(var), fallback) => {
-            let key = env(var).filter(|k| !k.trim().is_empty()).or_else(|| fallback.map(str::to_owned));
-            let hint = if key.is_none() && optional {
-                KeyHint::Unset(var.to_owned())
-            } else {
-                KeyHint::Env(var.to_owned())
-            };
-            (key, hint)
-        }
-        (None, Some(key)) => (Some(key.to_owned()), KeyHint::ConfigFile),
-        (None, None) => (None, KeyHint::None),
-    };
-    let key = key.map(|k| k.trim().to_owned());
-    let redactor = Arc::new(Redactor::new(key.as_deref()));
-    let authorization = key.as_ref().and_then(|k| {
-        let mut value = HeaderValue::from_str(&format!("Bearer {k}")).ok()?;
-        value.set_sensitive(true);
-        Some(value)
-    });
-    Credentials { authorization, redactor, hint }
-}
-
-/// A person's own key: sent and scrubbed like the operator's, and named as theirs in errors.
-pub(crate) fn user_credentials(key: &Secret) -> Credentials {
-    let key = key.expose().trim();
-    let authorization = HeaderValue::from_str(&format!("Bearer {key}")).ok().map(|mut value| {
-        value.set_sensitive(true);
-        value
-    });
-    Credentials { authorization, redactor: Arc::new(Redactor::new(Some(key))), hint: KeyHint::User }
-}
-
-/// The key a request goes with: the person's own when they set one and the operator allows it,
-/// else the operator's; `Err` says why the request cannot go.
-pub(crate) fn key_for(
-    name: &str,
-    request: &GenRequest,
-    allow_user_keys: bool,
-    operator_problem: Option<String>,
-) -> Result<Option<Credentials>, ProviderError> {
-    match (&request.key, allow_user_keys) {
-        (Some(key), true) => Ok(Some(user_credentials(key))),
-        (Some(_), false) => Err(ProviderError::Unauthorized(format!(
-            "{name} does not take your own key here; the operator can allow it with allow_user_keys"
-        ))),
-        (None, _) => match operator_problem {
-            Some(problem) => Err(ProviderError::Unauthorized(format!("no API key for {name}: {problem}"))),
-            None => Ok(None),
-        },
-    }
-}
-
-/// Why a provider cannot be used, if it cannot: its key's environment variable is unset. No key
-/// configured at all is not a problem: local servers want none.
-pub(crate) fn missing_key(name: &str, hint: &KeyHint, authorization: Option<&HeaderValue>) -> Option<String> {
-    match (hint, authorization) {
-        (KeyHint::Env(var), None) => Some(format!("set {var} to your {name} API key")),
-        _ => None,
-    }
-}
-
 impl Provider for OpenAiProvider {
     fn name(&self) -> &str {
         &self.inner.name
@@ -238,6 +161,10 @@ impl Provider for OpenAiProvider {
         };
         let start = State::Start { inner, request };
         Box::pin(futures::stream::unfold(start, step))
+    }
+
+    fn scrubber(&self, request: &GenRequest) -> Option<Box<dyn TextScrubber>> {
+        scrubber_for(&self.inner.redactor, request, self.inner.allow_user_keys)
     }
 }
 
@@ -354,6 +281,9 @@ pub fn http_client() -> reqwest::Client {
         .pool_max_idle_per_host(32)
         .pool_idle_timeout(Duration::from_secs(15))
         .user_agent(concat!("flint-gateway/", env!("CARGO_PKG_VERSION")))
+        // A redirect would carry the prompt (a 307 keeps the body) to a host nobody configured,
+        // and bring back that host's words; a 3xx is an error naming only its status.
+        .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default()
 }

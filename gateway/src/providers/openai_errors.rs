@@ -89,6 +89,13 @@ pub(crate) async fn status_error(
     mut response: reqwest::Response,
 ) -> ProviderError {
     let status = response.status();
+    if status.is_redirection() {
+        // Not followed (see `openai::http_client`): where it points and what it says are another
+        // host's, which the person has no business reading; the operator's log has the target.
+        let to = response.headers().get(reqwest::header::LOCATION).and_then(|l| l.to_str().ok());
+        tracing::warn!(provider = name, %status, location = to.unwrap_or(""), "upstream redirected; not followed");
+        return redirected(name, status);
+    }
     let retry_after = retry_after(response.headers(), SystemTime::now());
     let mut body = Vec::new();
     while body.len() < MAX_ERROR_BODY {
@@ -103,6 +110,14 @@ pub(crate) async fn status_error(
     tracing::warn!(provider = name, %status, message = upstream.as_deref().unwrap_or(""), "upstream refused");
     let refusal = Refusal { status, upstream, context, retry_after };
     classify(name, model, hint, refusal)
+}
+
+/// A redirect, which the gateway does not follow: the error names its status and nothing it said.
+fn redirected(name: &str, status: StatusCode) -> ProviderError {
+    ProviderError::Unavailable(format!(
+        "{name} answered {status}, a redirect, which this gateway does not follow (the prompt and \
+         key go only to the configured base_url); set base_url to the address that answers"
+    ))
 }
 
 /// What a failed response said.

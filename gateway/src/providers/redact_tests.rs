@@ -82,6 +82,41 @@ fn a_key_cut_anywhere_across_pieces_shows_at_most_three_characters() {
 }
 
 #[test]
+fn a_key_sent_one_character_at_a_time_is_redacted_whole() {
+    for form in [KEY.to_owned(), KEY.to_uppercase(), KEY.replace('-', " - ")] {
+        let text = format!("aha: {form} ahi");
+        let pieces: Vec<String> = text.chars().map(String::from).collect();
+        let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        let out = stream(&pieces).concat();
+        let (before, after) = out.split_once(REDACTED).unwrap_or_else(|| panic!("{form}: {out}"));
+        assert_eq!(after, " ahi", "{form}: {out}");
+        let shown = before.strip_prefix("aha: ").unwrap_or_else(|| panic!("{form}: {out}"));
+        assert!(shown.chars().filter(char::is_ascii_alphanumeric).count() <= 3, "{form}: {out}");
+    }
+}
+
+#[test]
+fn a_key_in_two_character_pieces_shows_at_most_three_characters() {
+    // The old scrubber read held text twice, so its matching fell out of step: with pieces of two
+    // characters, the key's first six characters went out before it was recognised.
+    let text = format!("aha: {KEY} ahi");
+    for offset in 0..2 {
+        let mut pieces = vec![&text[..offset]];
+        let mut at = offset;
+        while at < text.len() {
+            let next = (at + 2).min(text.len());
+            pieces.push(&text[at..next]);
+            at = next;
+        }
+        let out = stream(&pieces).concat();
+        let (before, after) = out.split_once(REDACTED).unwrap_or_else(|| panic!("{offset}: {out}"));
+        assert_eq!(after, " ahi", "{offset}: {out}");
+        let shown = before.strip_prefix("aha: ").unwrap_or_else(|| panic!("{offset}: {out}"));
+        assert!(shown.chars().filter(char::is_ascii_alphanumeric).count() <= 3, "{offset}: {out}");
+    }
+}
+
+#[test]
 fn a_piece_ending_like_the_key_waits_for_the_next_and_goes_out_if_the_key_does_not_follow() {
     assert_eq!(stream(&["see skproj", " and more"]), ["see ", "skproj and more"]);
     assert_eq!(stream(&["see skproj"]), ["see ", "skproj"], "held text goes out at the end");
@@ -127,12 +162,27 @@ fn the_automaton_knows_every_substring_of_the_key_and_nothing_else() {
     };
     let key: Vec<u8> = (0..40).map(|_| letter()).collect();
     let text: Vec<u8> = (0..400).map(|_| letter()).collect();
-    let m = Matcher::new(std::str::from_utf8(&key).expect("ascii")).expect("a matcher");
+    let m = Matcher::new(std::str::from_utf8(&key).expect("ascii"), MIN_RUN, HOLD_RUN).expect("a matcher");
     let mut at = Cursor::default();
     for end in 0..text.len() {
         m.step(&mut at, m.class[usize::from(text[end])]);
         let longest =
             (1..=end + 1).rev().find(|&n| key.windows(n).any(|w| w == &text[end + 1 - n..=end])).unwrap_or(0);
         assert_eq!(at.len, longest, "at byte {end}");
+    }
+}
+
+#[test]
+fn an_exact_key_longer_than_the_scrubbers_memory_or_not_ascii_is_redacted_in_any_pieces() {
+    // Fewer than twelve letters and digits: matched byte for byte, separators and all.
+    for key in ["a.b.c.d.e.f.g.h.i.j", "clé-secrète"] {
+        let redactor = Arc::new(Redactor::new(Some(key)));
+        let text = format!("x {key} y");
+        assert_eq!(redactor.scrub(&text), "x [redacted] y", "{key}");
+        let mut scrubber = redactor.stream();
+        let mut out: String = text.chars().filter_map(|c| scrubber.push(c.to_string())).collect();
+        out.extend(scrubber.finish());
+        assert!(out.starts_with("x ") && out.ends_with("[redacted] y"), "{key}: {out}");
+        assert!(out.len() <= "x [redacted] y".len() + 3, "at most three bytes go out first: {out}");
     }
 }

@@ -125,6 +125,10 @@ impl Provider for ResponsesProvider {
         Box::pin(futures::stream::unfold(start, step))
     }
 
+    fn scrubber(&self, request: &GenRequest) -> Option<Box<dyn super::TextScrubber>> {
+        openai::scrubber_for(&self.inner.redactor, request, self.inner.allow_user_keys)
+    }
+
     fn client_closed(&self, client: ClientId) {
         if let Some(pool) = &self.inner.sockets {
             pool.close_client(client);

@@ -80,6 +80,7 @@ where
             out: self.session.out.clone(),
             permit,
             metrics: std::sync::Arc::clone(self.state.metrics()),
+            caps: crate::providers::AnswerCaps::new(limits),
         };
         self.session.replay.open(id);
         let handle = self.session.tasks.spawn(stream::run(job));

@@ -35,6 +35,8 @@ pub(crate) struct StreamJob {
     pub permit: StreamPermit,
     /// The gateway's figures (`/metrics`).
     pub metrics: Arc<Metrics>,
+    /// How much text and how long the answer may run (`server.max_answer_bytes`, `max_stream_secs`).
+    pub caps: crate::providers::AnswerCaps,
 }
 
 /// The frames of one stream and what they report at the end.
@@ -82,7 +84,7 @@ struct Gone;
 /// Runs the stream to its end; returns its id.
 #[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
 pub(crate) async fn run(job: StreamJob) -> StreamId {
-    let StreamJob { id, provider, request, received_at, cancel, out, permit, metrics, .. } = job;
+    let StreamJob { id, provider, request, received_at, cancel, out, permit, metrics, caps, .. } = job;
     let _running = Running::new(&metrics);
     let mut frames = Frames {
         id,
@@ -102,10 +104,10 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         upstream_answered: false,
     };
     // `auto_continue` arrives capped by `server.max_auto_continue` (see `connection.rs`).
-    let mut upstream = match request.params.auto_continue {
+    let mut upstream = caps.wrap(match request.params.auto_continue {
         Some(limit) if limit > 0 => continuation::continuing(provider, request, limit),
         _ => provider.stream(request),
-    };
+    });
     let cancelled = cancel.cancelled();
     tokio::pin!(cancelled);
     let timer = tokio::time::sleep_until(Instant::now());

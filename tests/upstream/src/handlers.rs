@@ -196,6 +196,13 @@ fn respond(
         Script::Leak(Leak::Content { rate }) => {
             (escaped_tokens(&format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}")), rate, true)
         }
+        Script::Leak(Leak::Chars) => {
+            let text = format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}");
+            (text.chars().map(|c| serde_json::to_string(&c).unwrap_or_default()).collect(), None, true)
+        }
+        Script::Hostile(hostile) => {
+            return (StatusCode::OK, crate::hostile::response(hostile, &shared.origin), None);
+        }
         Script::Fixture { name, rate } => match load(shared, &name, body.get("seed").and_then(Value::as_u64))
         {
             Some(tokens) => match continued(shared, &tokens, body) {

@@ -5,7 +5,8 @@
 //! (or a text registered with [`Options::inline`]) cut into ~4-character tokens, one `data:` event
 //! each, paced by a deadline clock; `fail-429`, `fail-500`, `fail-401`, `fail-context`,
 //! `drop-midway`, `garbage`, `no-finish`, `empty-answer`, `ctx-*`, `wants-key` and `whole-only`
-//! misbehave in the named way, and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
+//! misbehave in the named way (so do `endless-comments`, `huge-answer` and `redirect-*`,
+//! [`Hostile`]), and `leak-*` echo the request's key ([`Leak`]) to test that it never reaches a
 //! browser. With [`Options::single_slot`] it serves one answer at a time and interrupts it for the
 //! next, as llama-cpp-python does. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
 //! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. An answer stops at the request's
@@ -35,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 mod continuation;
 mod handlers;
+mod hostile;
 mod log;
 mod paced;
 mod responses;
@@ -46,8 +48,8 @@ pub use continuation::Continuation;
 pub use log::{RequestRecord, ResponsesRecord, SocketRecord};
 pub use script::{
     CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, CONTINUATION_FAILURE, DROP_MIDWAY_TEXT,
-    GARBAGE_BODY, LEAK_PREFIX, LEAK_SUFFIX, Leak, NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT,
-    WHOLE_ONLY_TEXT, tokenize,
+    ENDLESS_TEXT, GARBAGE_BODY, HUGE_ANSWER_BYTES, Hostile, INTERNAL_TEXT, LEAK_PREFIX, LEAK_SUFFIX, Leak,
+    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT, WHOLE_ONLY_TEXT, tokenize,
 };
 
 /// How the server behaves.
@@ -189,6 +191,8 @@ pub(crate) struct Shared {
     slot: std::sync::Mutex<Option<CancellationToken>>,
     /// Responses and sockets of `/v1/responses`.
     responses: responses::Memory,
+    /// Requests that reached `/internal`, where the `redirect-*` scripts point.
+    internal: std::sync::atomic::AtomicUsize,
 }
 
 /// The routes, for embedding in another server.
@@ -202,6 +206,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/__requests", get(handlers::requests))
         .route("/__reset", post(handlers::reset))
         .route("/__stall", get(handlers::stall))
+        .route("/internal", axum::routing::any(hostile::internal))
         .with_state(shared)
 }
 
@@ -233,6 +238,7 @@ impl ScriptedUpstream {
             shutdown: shutdown.clone(),
             slot: Default::default(),
             responses: Default::default(),
+            internal: Default::default(),
         });
         let app = router(shared.clone());
         let stop = shutdown.clone();
@@ -262,6 +268,11 @@ impl ScriptedUpstream {
     /// The requests received so far, oldest first.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.log.snapshot()
+    }
+
+    /// How many requests reached `/internal` (followed a `redirect-*` script's redirect).
+    pub fn internal_requests(&self) -> usize {
+        self.shared.internal.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The most answers that were ever streaming at the same time.

@@ -122,6 +122,16 @@ pub(crate) fn decide(shared: &Shared, model: &str, key: &str, continued: bool) -
         Script::Leak(Leak::Content { rate }) => {
             stream(&format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}"), rate, End::Completed)
         }
+        Script::Leak(Leak::Chars) => match stream("", None, End::Completed) {
+            Decision::Stream(plan) => {
+                let text = format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}");
+                let tokens = text.chars().map(|c| serde_json::to_string(&c).unwrap_or_default()).collect();
+                Decision::Stream(Plan { tokens, ..plan })
+            }
+            other => other,
+        },
+        // Their misbehaviour is HTTP's, the same on both APIs: tested on chat completions.
+        Script::Hostile(_) => refuse(400, "invalid_request_error", "not scripted for the Responses API"),
         Script::Leak(Leak::Model) => match stream("<p>A page.</p>", None, End::Completed) {
             Decision::Stream(plan) => Decision::Stream(Plan { model: key.to_owned(), ..plan }),
             other => other,

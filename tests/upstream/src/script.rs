@@ -88,7 +88,30 @@ pub enum Script {
     /// Echo the key the request carried (its `Authorization: Bearer`), the way a buggy or hostile
     /// upstream might, for tests that check it never reaches a browser.
     Leak(Leak),
+    /// Misbehave the way a broken or hostile server might, to test the gateway's limits.
+    Hostile(Hostile),
 }
+
+/// What a [`Script::Hostile`] does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Hostile {
+    /// Send [`ENDLESS_TEXT`], then an SSE comment every [`COMMENT_INTERVAL`], for ever.
+    EndlessComments,
+    /// Stream [`HUGE_ANSWER_BYTES`] of text as fast as it is read, then finish.
+    HugeAnswer,
+    /// Answer with this redirect status to `/internal` on the same server, which answers 400
+    /// with [`INTERNAL_TEXT`] (a page the gateway's host can reach and a browser must not read).
+    Redirect(u16),
+}
+
+/// The text `endless-comments` sends before its comments.
+pub const ENDLESS_TEXT: &str = "Thinking";
+/// How often `endless-comments` sends a comment.
+pub const COMMENT_INTERVAL: Duration = Duration::from_millis(100);
+/// How much text `huge-answer` streams (far more than any answer a page should get).
+pub const HUGE_ANSWER_BYTES: usize = 100 * 1024 * 1024;
+/// What `/internal` answers: a `redirect-*` script's target.
+pub const INTERNAL_TEXT: &str = "internal admin page: db password hunter2";
 
 /// Where and in what form a [`Script::Leak`] echoes the key.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -112,6 +135,8 @@ pub enum Leak {
     },
     /// A 200 event stream whose first line is `Authorization: Bearer <key>` (an echoing proxy).
     NotSse,
+    /// A stream whose text holds the key, one character per chunk.
+    Chars,
 }
 
 /// The text before the key in [`Leak::Content`] and [`Leak::MidStream`].
@@ -135,7 +160,7 @@ impl Leak {
                 let start = key.chars().count() / 4;
                 key.chars().skip(start).take(16).collect()
             }
-            Self::Model | Self::Content { .. } | Self::NotSse => key.to_owned(),
+            Self::Model | Self::Content { .. } | Self::NotSse | Self::Chars => key.to_owned(),
         }
     }
 }
@@ -174,12 +199,17 @@ impl Script {
             "leak-midstream" => Self::Leak(Leak::MidStream),
             "leak-content" => Self::Leak(Leak::Content { rate }),
             "leak-not-sse" => Self::Leak(Leak::NotSse),
+            "leak-chars" => Self::Leak(Leak::Chars),
+            "endless-comments" => Self::Hostile(Hostile::EndlessComments),
+            "huge-answer" => Self::Hostile(Hostile::HugeAnswer),
+            "redirect-303" => Self::Hostile(Hostile::Redirect(303)),
+            "redirect-307" => Self::Hostile(Hostile::Redirect(307)),
             _ => Self::Fixture { name: name.to_owned(), rate },
         }
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 23] = [
+    pub const SPECIAL: [&'static str; 28] = [
         "fail-429",
         "fail-500",
         "fail-401",
@@ -203,6 +233,11 @@ impl Script {
         "leak-midstream",
         "leak-content",
         "leak-not-sse",
+        "leak-chars",
+        "endless-comments",
+        "huge-answer",
+        "redirect-303",
+        "redirect-307",
     ];
 }
 
