@@ -18,10 +18,13 @@ use tokio::net::TcpStream;
 use crate::config::IpRange;
 use crate::person::network_of;
 
+/// Open connections by network.
+type Counts = Arc<Mutex<HashMap<IpAddr, usize>>>;
+
 /// Open connections per network ([`network_of`]), capped.
 #[derive(Debug, Clone)]
 pub struct PerAddress {
-    counts: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    counts: Counts,
     max: usize,
     exempt: Arc<[IpRange]>,
 }
@@ -29,7 +32,7 @@ pub struct PerAddress {
 /// One counted connection; dropping it gives the place back.
 #[derive(Debug)]
 pub struct Slot {
-    counts: Option<(Arc<Mutex<HashMap<IpAddr, usize>>>, IpAddr)>,
+    counts: Option<(Counts, IpAddr)>,
 }
 
 impl Drop for Slot {
