@@ -93,6 +93,30 @@ async fn idle_sockets_past_the_descriptor_limit_do_not_lock_out_a_new_visitor() 
     assert!(accept_failures <= 3, "{accept_failures} accept failures logged:\n{}", gw.output());
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn out_of_descriptors_accepts_back_off_and_say_so_once_a_second() {
+    let room = rlimit::increase_nofile_limit(4096).expect("the test's own open-files limit");
+    assert!(room >= 1024, "the test needs 1,024 descriptors of its own, it may have {room}");
+    // No cap: the descriptors run out (256 of them), as they would with many addresses.
+    let config = "[server]\nheader_read_timeout_ms = 3000\nmax_connections_per_address = 0\n";
+    let gw = Binary::start("backoff", config, "ulimit -n 256", "info", &[]);
+    let mut idle = Vec::new();
+    for _ in 0..400 {
+        idle.push(TcpStream::connect(gw.addr).await.expect("connect"));
+    }
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let logged = gw.output().matches("accept failed").count();
+    assert!((1..=4).contains(&logged), "{logged} lines in 2.5 s out of descriptors:\n{}", gw.output());
+    // Once the idle sockets time out, the gateway accepts again within its longest pause.
+    let visitor = tokio::time::timeout(
+        Duration::from_secs(6),
+        get_from(gw.addr, IpAddr::from([127, 0, 0, 2]), "/healthz"),
+    )
+    .await;
+    let answer = visitor.unwrap_or_else(|_| panic!("the visitor was never answered:\n{}", gw.output()));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn the_soft_open_files_limit_is_raised_to_the_hard_one_and_a_low_one_is_warned() {
