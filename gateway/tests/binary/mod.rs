@@ -67,8 +67,11 @@ impl Binary {
             .arg(&file)
             .env_remove("FLINT_OPENAI_BASE_URL")
             .env_remove("FLINT_LOG_FORMAT")
-            // Every database of the gateway's in this folder, never the person's own.
+            // Every database of the gateway's in this folder, never the person's own; no embedded
+            // model found there either, so a gateway without providers starts at once.
             .env("XDG_DATA_HOME", &dir)
+            .env("FLINT_CACHE_DIR", &dir)
+            .env_remove("FLINT_MODEL_PATH")
             .env("RUST_LOG", log)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
