@@ -61,11 +61,18 @@ pub struct MetricsConfig {
     /// Peers (addresses or CIDR ranges) that may read it; empty turns it off. Default: loopback,
     /// so a scraper on the same machine (or in the same pod) reads it and the public does not.
     pub allow: Vec<IpRange>,
+    /// A listen address of its own (e.g. `127.0.0.1:9187`): `/metrics` is then served there and
+    /// not on `server.listen`. Set it behind a reverse proxy, whose requests all come from its
+    /// own address. Unset: served on `server.listen`, never to a request that came through a proxy.
+    pub listen: Option<SocketAddr>,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        Self { allow: ["127.0.0.0/8", "::1/128"].iter().map(|r| r.parse().expect("valid range")).collect() }
+        Self {
+            allow: ["127.0.0.0/8", "::1/128"].iter().map(|r| r.parse().expect("valid range")).collect(),
+            listen: None,
+        }
     }
 }
 
@@ -137,8 +144,12 @@ pub struct ServerConfig {
     /// Host names the gateway answers to besides loopback ones (loopback names are always served
     /// while it listens on loopback). Set them when it listens elsewhere, against DNS rebinding.
     pub hosts: Vec<String>,
-    /// How long a client may take to send a request's headers, in milliseconds.
+    /// How long a client may take to send a request's headers, in milliseconds, counted from the
+    /// moment it connects (and again while a kept-alive connection waits for its next request).
     pub header_read_timeout_ms: u64,
+    /// Open connections (WebSockets included) one address may hold; an IPv6 /64 counts as one
+    /// address, and `auth.trusted_proxies` are not counted. The next is answered 429. 0: no cap.
+    pub max_connections_per_address: usize,
     /// The most continuations one stream may ask for (`auto_continue`) when its answer stops at
     /// the length limit; each costs a full request's prompt tokens again. 0 turns them off.
     pub max_auto_continue: u8,
@@ -171,6 +182,7 @@ impl Default for ServerConfig {
             allowed_origins: Vec::new(),
             hosts: Vec::new(),
             header_read_timeout_ms: 10_000,
+            max_connections_per_address: 256,
             max_auto_continue: 3,
             resume_grace_secs: 30,
             resume_buffer_bytes: 8 * 1024 * 1024,
@@ -379,6 +391,9 @@ mod tests {
         assert_eq!(all.share.max_link_bytes, 524_288);
         assert_eq!(all.metrics.allow.len(), 3, "the example's [metrics] allow list");
         assert_eq!(shipped.metrics.allow.len(), 2, "loopback only by default");
+        assert_eq!(shipped.metrics.listen, None, "on server.listen unless set");
+        assert_eq!(all.metrics.listen.map(|a| a.port()), Some(9187));
+        assert_eq!(shipped.server.max_connections_per_address, 256);
     }
 
     fn is_key(word: &str) -> bool {

@@ -17,15 +17,31 @@ use sha2::{Digest as _, Sha256};
 use crate::AppState;
 use crate::error::AppError;
 use crate::headers::{app_csp, inline_script_hashes};
+use crate::metrics::Listener;
 use crate::static_files;
 
-/// `GET /metrics`: the gateway's figures for a scraper in `metrics.allow`; anyone else gets the
-/// same 404 as an unknown path, so the route does not even say it exists.
+/// `GET /metrics` on `server.listen`: the gateway's figures for a scraper in `metrics.allow`,
+/// unless they have an address of their own or the request came through a proxy; anyone else gets
+/// the same 404 as an unknown path, so the route does not even say it exists.
 pub async fn metrics(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
 ) -> Response {
-    if !state.may_scrape(peer.ip()) {
+    scrape(&state, Listener::App, peer, &headers)
+}
+
+/// `GET /metrics` on `metrics.listen`.
+pub async fn metrics_own_listener(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    scrape(&state, Listener::Own, peer, &headers)
+}
+
+fn scrape(state: &AppState, listener: Listener, peer: std::net::SocketAddr, headers: &HeaderMap) -> Response {
+    if !state.scrape_policy().allows(listener, peer.ip(), headers) {
         return StatusCode::NOT_FOUND.into_response();
     }
     ([(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], state.metrics().render()).into_response()

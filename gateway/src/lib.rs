@@ -29,6 +29,7 @@ pub mod limits;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
 #[cfg(feature = "local")]
 pub mod local;
+pub mod logging;
 pub mod metrics;
 pub mod models;
 pub mod person;
@@ -84,5 +85,15 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), access::guard))
         .layer(middleware::from_fn(headers::security_headers))
         .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// The routes of `metrics.listen`, the figures' own address: `/metrics` alone, behind the same
+/// `Host` check as the app (against DNS rebinding).
+pub fn metrics_app(state: AppState) -> Router {
+    Router::new()
+        .route("/metrics", get(http::metrics_own_listener))
+        .layer(middleware::from_fn_with_state(state.clone(), access::guard))
+        .layer(middleware::from_fn(headers::security_headers))
         .with_state(state)
 }

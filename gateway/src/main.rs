@@ -2,7 +2,7 @@
 //! `flint-gateway token create NAME | list | revoke NAME` for access tokens ([`auth::cli`]).
 //!
 //! Reads the configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
-//! Logging follows `RUST_LOG` (default `info`).
+//! Logging follows `RUST_LOG` (default `info`), libraries that print frames held at `info` ([`logging`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,9 +10,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use flint_gateway::config::Config;
-use flint_gateway::{AppState, app, auth, serve};
+use flint_gateway::{AppState, app, auth, logging, metrics_app, serve};
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
 
 // jemalloc by default (`alloc-jemalloc`, with its purging thread: memory goes back to the system
 // after a load); mimalloc or the system's when built for them (`bench/scale.md` compares them).
@@ -75,13 +74,17 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-    // `FLINT_LOG_FORMAT=json`: one JSON object a line, for a log collector; text otherwise. An
-    // environment variable rather than a setting, so that reading the settings is logged the same way.
-    if std::env::var("FLINT_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
-        tracing_subscriber::fmt().json().with_current_span(true).with_env_filter(filter).init();
-    } else {
-        tracing_subscriber::fmt().with_env_filter(filter).init();
+    logging::init();
+    match serve::open_files::raise() {
+        Ok(limit) => {
+            if limit.now > limit.before {
+                tracing::info!(from = limit.before, to = limit.now, "raised the open-files limit");
+            }
+            if let Some(warning) = limit.warning() {
+                tracing::warn!("{warning}");
+            }
+        }
+        Err(err) => tracing::warn!("cannot read or raise the open-files limit: {err}"),
     }
     let env = |name: &str| std::env::var(name).ok();
     let configured = Config::discover(args.config.as_deref()).map(|mut config| {
@@ -143,8 +146,24 @@ async fn main() -> ExitCode {
     let stop_accepting = CancellationToken::new();
     let drain =
         tokio::spawn(drain_on_signal(state.clone(), stop_accepting.clone(), config.server.drain_secs));
-    let header_timeout = Duration::from_millis(config.server.header_read_timeout_ms.max(1));
-    match serve::serve_draining(listener, app(state), header_timeout, stop_accepting, shutdown).await {
+    let limits = serve::ConnectionLimits {
+        header_read_timeout: Duration::from_millis(config.server.header_read_timeout_ms.max(1)),
+        max_per_address: config.server.max_connections_per_address,
+        exempt: config.auth.trusted_proxies.clone(),
+    };
+    if let Some(metrics_listen) = config.metrics.listen {
+        let listener = match tokio::net::TcpListener::bind(metrics_listen).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                tracing::error!("cannot listen on metrics.listen {metrics_listen}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let addr = listener.local_addr().unwrap_or(metrics_listen);
+        tracing::info!("metrics are served on http://{addr}/metrics only");
+        tokio::spawn(serve::serve(listener, metrics_app(state.clone()), limits.clone(), shutdown.clone()));
+    }
+    match serve::serve_draining(listener, app(state), limits, stop_accepting, shutdown).await {
         Ok(()) => {
             // HTTP connections are done, but upgraded sockets live in their own tasks: wait for the
             // drain to end, then give the sockets a moment to send their close frames.

@@ -4,9 +4,16 @@
 //! Who can reach it: only peers in `metrics.allow` (loopback by default). The figures name no person
 //! and no prompt, but they do say how busy the gateway is and which providers fail, which is the
 //! operator's business, not a visitor's; anyone else gets the same 404 as an unknown path.
+//!
+//! Behind a reverse proxy every request comes from the proxy, usually loopback, so the allow-list
+//! alone let every visitor in (DEPLOY.md's nginx layout). Hence [`ScrapePolicy`]: with
+//! `metrics.listen` the figures are served only on that address of their own; without it, the
+//! app's port never serves them to a request that came through a proxy.
 
 use std::net::IpAddr;
 use std::time::Duration;
+
+use axum::http::HeaderMap;
 
 use flint_protocol::ErrorCode;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -17,7 +24,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
-use crate::config::IpRange;
+use crate::config::{Config, IpRange};
 
 /// The content type Prometheus expects for the text format.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -183,6 +190,54 @@ pub fn may_scrape(allow: &[IpRange], peer: IpAddr) -> bool {
     allow.iter().any(|range| range.contains(peer))
 }
 
+/// Headers a proxy adds to what it forwards (nginx and Caddy as `DEPLOY.md` sets them up, the
+/// standard `Forwarded`, `Via`): a request carrying one came through a proxy, whatever its peer.
+const FORWARDING_HEADERS: [&str; 6] =
+    ["forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-real-ip", "via"];
+
+/// Which listener a scrape arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// `server.listen`, where visitors (and a reverse proxy) come.
+    App,
+    /// `metrics.listen`, the figures' own address.
+    Own,
+}
+
+/// Who may read `/metrics`, and where.
+#[derive(Debug, Clone, Default)]
+pub struct ScrapePolicy {
+    allow: Vec<IpRange>,
+    own_listener: bool,
+    proxies: Vec<IpRange>,
+}
+
+impl ScrapePolicy {
+    /// The policy of `[metrics]`, with `auth.trusted_proxies` as the proxies.
+    pub fn new(config: &Config) -> Self {
+        Self {
+            allow: config.metrics.allow.clone(),
+            own_listener: config.metrics.listen.is_some(),
+            proxies: config.auth.trusted_proxies.clone(),
+        }
+    }
+
+    /// Whether a request from `peer` with `headers` on `listener` may read the figures: from a
+    /// peer in `metrics.allow`, never through a proxy, and on the app's port only when the figures
+    /// have no address of their own. A trusted proxy's own address counts as a proxy on the app's
+    /// port only: on the figures' own address a scraper may share it (both on loopback).
+    pub fn allows(&self, listener: Listener, peer: IpAddr, headers: &HeaderMap) -> bool {
+        let forwarded = FORWARDING_HEADERS.iter().any(|name| headers.contains_key(*name));
+        let refused = match listener {
+            Listener::App => {
+                self.own_listener || forwarded || self.proxies.iter().any(|range| range.contains(peer))
+            }
+            Listener::Own => forwarded,
+        };
+        !refused && may_scrape(&self.allow, peer)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +270,31 @@ mod tests {
         assert_eq!(line(&text, "flint_errors_total{"), "flint_errors_total{code=\"upstream_unavailable\"} 2");
         assert!(text.contains("flint_upstream_first_event_seconds_count{provider=\"cerebras\"} 1"), "{text}");
         assert!(text.contains("# TYPE flint_time_to_first_token_seconds histogram"), "{text}");
+    }
+
+    #[test]
+    fn a_request_through_a_proxy_never_reads_the_figures_on_the_apps_port() {
+        let mut config = Config::default();
+        config.auth.trusted_proxies = vec!["10.0.0.1".parse().unwrap()];
+        config.metrics.allow.push("10.0.0.0/8".parse().unwrap());
+        let policy = ScrapePolicy::new(&config);
+        let local = "127.0.0.1".parse().unwrap();
+        let plain = HeaderMap::new();
+        assert!(policy.allows(Listener::App, local, &plain), "a scraper on the same machine");
+        for name in FORWARDING_HEADERS {
+            let mut proxied = HeaderMap::new();
+            proxied.insert(name, "203.0.113.9".parse().unwrap());
+            assert!(!policy.allows(Listener::App, local, &proxied), "{name} from loopback");
+            assert!(!policy.allows(Listener::Own, local, &proxied), "{name} on the own port");
+        }
+        let proxy = "10.0.0.1".parse().unwrap();
+        assert!(!policy.allows(Listener::App, proxy, &plain), "the trusted proxy's own address");
+        config.metrics.listen = Some("127.0.0.1:9187".parse().unwrap());
+        let own = ScrapePolicy::new(&config);
+        assert!(!own.allows(Listener::App, local, &plain), "with an own address, not on the app's port");
+        assert!(own.allows(Listener::Own, local, &plain));
+        assert!(own.allows(Listener::Own, proxy, &plain), "a scraper sharing the proxy's address");
+        assert!(!own.allows(Listener::Own, "203.0.113.9".parse().unwrap(), &plain), "outside allow");
     }
 
     #[test]

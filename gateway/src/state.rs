@@ -9,9 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::access::Access;
 use crate::auth::Auth;
-use crate::config::{Config, IpRange, ProfileConfig, ServerConfig};
+use crate::config::{Config, ProfileConfig, ServerConfig};
 use crate::limits::Limits;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, ScrapePolicy};
 use crate::models;
 use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
@@ -36,7 +36,7 @@ struct Inner {
     people: Arc<Limits>,
     resumes: Resumes,
     metrics: Arc<Metrics>,
-    metrics_allow: Vec<IpRange>,
+    scrape: ScrapePolicy,
     store: Arc<dyn Store>,
     history: crate::history::HistoryLimits,
 }
@@ -65,7 +65,7 @@ impl AppState {
             ),
             resumes: Resumes::default(),
             metrics: Arc::new(Metrics::new()),
-            metrics_allow: config.metrics.allow.clone(),
+            scrape: ScrapePolicy::new(config),
             store,
             history: crate::history::HistoryLimits::from(&config.store),
         }))
@@ -101,9 +101,9 @@ impl AppState {
         &self.0.metrics
     }
 
-    /// Whether `peer` may read `/metrics` (`metrics.allow`).
-    pub fn may_scrape(&self, peer: std::net::IpAddr) -> bool {
-        crate::metrics::may_scrape(&self.0.metrics_allow, peer)
+    /// Who may read `/metrics`, and where (`[metrics]`).
+    pub fn scrape_policy(&self) -> &ScrapePolicy {
+        &self.0.scrape
     }
 
     /// Where links, tokens, sessions and the day's quotas are kept.

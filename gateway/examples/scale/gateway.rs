@@ -22,7 +22,7 @@ impl Drop for TempDir {
 }
 
 /// Limits off: thousands of tabs from one loopback address are the point of the bench, and the
-/// person-level limits (`[limits.signed_in]`, which loopback gets) would refuse them otherwise.
+/// connection cap per address and the person-level limits (`[limits.signed_in]`, which loopback gets) would refuse them otherwise.
 fn config(port: u16, upstream: &str, model: &str, dir: &Path) -> String {
     format!(
         r#"
@@ -31,6 +31,7 @@ default_model = "scripted/{model}"
 [server]
 listen = "127.0.0.1:{port}"
 max_tokens = 100000
+max_connections_per_address = 0
 
 [share]
 database = "{db}"

@@ -1,0 +1,80 @@
+//! No log level prints a secret: the real binary at `RUST_LOG=trace` serves a tab that sends its
+//! own key and a prompt and then resumes with its token, and none of them is in its output, in
+//! clear or as the hex of a frame's payload.
+
+mod binary;
+mod common;
+
+use binary::Binary;
+use common::{Client, KEY, KEY_ENV};
+use flint_protocol::{ChatMessage, ClientMessage, ResumeRequest, Role, Secret, ServerMessage, StartRequest};
+use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
+
+const OWN_KEY: &str = "sk-own-trace-5a4b3c2d1e0f9a8b7c6d";
+const PROMPT: &str = "a page about the heron-coloured garden of Quillmere 7731";
+
+fn hex(text: &str) -> String {
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_trace_the_log_holds_no_key_resume_token_or_prompt() {
+    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    let config = format!(
+        r#"
+[[providers]]
+kind = "openai"
+name = "scripted"
+base_url = "{}"
+api_key_env = "{KEY_ENV}"
+allow_user_keys = true
+models = [{{ id = "counter@5000", context_window = 8192 }}]
+"#,
+        upstream.base_url()
+    );
+    let gw = Binary::start("trace", &config, "", "trace", &[(KEY_ENV, KEY)]);
+
+    let mut tab = Client::connect(gw.addr).await;
+    let hello: ServerMessage = serde_json::from_str(&tab.raw[0]).expect("hello");
+    let ServerMessage::Hello { resume: Some(token), .. } = hello else {
+        panic!("no resume token: {hello:?}")
+    };
+    tab.send(&ClientMessage::UseKey { provider: "scripted".into(), key: Some(Secret::new(OWN_KEY)) }).await;
+    let start = StartRequest {
+        stream: 1,
+        model: "scripted/counter@5000".into(),
+        messages: vec![ChatMessage::new(Role::User, PROMPT)],
+        params: Default::default(),
+    };
+    tab.send(&ClientMessage::Start(start)).await;
+    let (done, _) = tab.collect(&[1]).await;
+    assert!(matches!(done[0].1.end, ServerMessage::Done { .. }), "{:?}", done[0].1.end);
+    assert!(upstream.requests().iter().any(|r| r.key_tail.as_deref() == Some(&OWN_KEY[OWN_KEY.len() - 4..])));
+    drop(tab);
+    // The page comes back and resumes with its token.
+    let mut again = Client::connect(gw.addr).await;
+    again.send(&ClientMessage::Resume(ResumeRequest { token: token.clone(), streams: Vec::new() })).await;
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), again.next_or_closed()).await;
+    drop(again);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    let output = gw.output();
+    assert!(output.contains("TRACE") || output.contains("DEBUG"), "the gateway logged at trace:\n{output}");
+    for (what, secret) in [
+        ("the person's own key", OWN_KEY),
+        ("the operator's key", KEY),
+        ("the prompt", PROMPT),
+        ("the resume token", token.expose()),
+    ] {
+        for form in [secret.to_owned(), hex(secret)] {
+            let at = output.find(&form);
+            let around = at
+                .and_then(|at| output.get(at.saturating_sub(300)..(at + form.len() + 100).min(output.len())));
+            assert!(
+                at.is_none(),
+                "{what} is in the log at trace:\n…{}…",
+                around.unwrap_or("(not printable)")
+            );
+        }
+    }
+}
