@@ -79,7 +79,11 @@ mod tests {
     #[test]
     fn ipv4_is_itself_and_ipv6_is_its_64() {
         assert_eq!(network_of(ip("203.0.113.9")), ip("203.0.113.9"));
-        assert_eq!(network_of(ip("::ffff:203.0.113.9")), ip("203.0.113.9"), "a dual-stack socket's IPv4 peer");
+        assert_eq!(
+            network_of(ip("::ffff:203.0.113.9")),
+            ip("203.0.113.9"),
+            "a dual-stack socket's IPv4 peer"
+        );
         assert_eq!(network_of(ip("2001:db8:1:2:aaaa:bbbb:cccc:dddd")), ip("2001:db8:1:2::"));
         assert_eq!(network_of(ip("2001:db8:1:2::1")), network_of(ip("2001:db8:1:2:ffff::9")));
         assert_ne!(network_of(ip("2001:db8:1:2::1")), network_of(ip("2001:db8:1:3::1")), "another /64");

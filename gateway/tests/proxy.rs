@@ -78,7 +78,8 @@ async fn visitors_behind_a_proxy_writing_ports_are_different_people() {
         open.push(ws);
     }
     let mut again = through_proxy(gw.addr, "203.0.113.1:7000").await.expect("handshake");
-    let refused = let_in(&mut again).await.expect_err("the same address from another port is the same person");
+    let refused =
+        let_in(&mut again).await.expect_err("the same address from another port is the same person");
     assert!(refused.contains("limits.signed_in.sockets"), "{refused}");
 }
 
@@ -114,9 +115,11 @@ async fn a_hidden_or_unreadable_client_address_is_refused_not_taken_for_the_prox
         assert_eq!(status, 400, "{hop}: {body}");
         assert!(body.contains("X-Forwarded-For") && body.contains("operator"), "{hop}: {body}");
     }
-    let (status, _) = from_peer(&state, "/api/models", "10.1.2.3", &[("x-forwarded-for", "203.0.113.9:443")]).await;
+    let (status, _) =
+        from_peer(&state, "/api/models", "10.1.2.3", &[("x-forwarded-for", "203.0.113.9:443")]).await;
     assert_eq!(status, 200, "a port is read, not refused");
-    let (status, _) = from_peer(&state, "/api/models", "203.0.113.5", &[("x-forwarded-for", "unknown")]).await;
+    let (status, _) =
+        from_peer(&state, "/api/models", "203.0.113.5", &[("x-forwarded-for", "unknown")]).await;
     assert_eq!(status, 200, "a stranger's X-Forwarded-For is not read at all");
 }
 

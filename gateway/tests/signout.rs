@@ -135,7 +135,8 @@ async fn signing_out_closes_that_sign_ins_sockets_at_once_and_no_others() {
     }
     sign_out(gw.addr, &here).await;
     for (what, client) in [("the streaming tab", &mut streaming), ("the idle tab", &mut idle)] {
-        let (code, message) = closed_with(client, Duration::from_secs(2)).await.unwrap_or_else(|e| panic!("{what}: {e}"));
+        let (code, message) =
+            closed_with(client, Duration::from_secs(2)).await.unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(code, ErrorCode::Unauthorized, "{what}: {message}");
         assert!(message.contains("sign in again at /signin"), "{what}: {message}");
     }

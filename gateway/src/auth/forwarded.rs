@@ -128,7 +128,10 @@ pub(super) struct SeveralIdentities;
 /// The name in the identity header `name`: `None` when absent or not a usable name. Two headers,
 /// or names joined by a comma, are refused: a proxy that adds its header to the client's instead
 /// of replacing it would otherwise let the client's own (the first) win.
-pub(super) fn identity<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, SeveralIdentities> {
+pub(super) fn identity<'h>(
+    headers: &'h HeaderMap,
+    name: &HeaderName,
+) -> Result<Option<&'h str>, SeveralIdentities> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else { return Ok(None) };
     if values.next().is_some() {
@@ -174,12 +177,24 @@ mod tests {
         for hidden in ["unknown", "UNKNOWN", "\"unknown\"", "unknown:80", "_hidden", "_a.b-c_d", "_x:_y"] {
             assert_eq!(parse_hop(hidden), Hop::Hidden, "{hidden}");
         }
-        for junk in ["junk", "", "_", "203.0.113", "203.0.113.9:", "203.0.113.9:123456", "[2001:db8::7", "[203.0.113.9]"]
-        {
+        for junk in [
+            "junk",
+            "",
+            "_",
+            "203.0.113",
+            "203.0.113.9:",
+            "203.0.113.9:123456",
+            "[2001:db8::7",
+            "[203.0.113.9]",
+        ] {
             assert_eq!(parse_hop(junk), Hop::Unreadable, "{junk:?}");
         }
         assert_eq!(parse_hop("[2001:db8::7]x"), Hop::Unreadable);
-        assert_eq!(parse_hop("2001:db8::7:443"), Hop::Address(ip("2001:db8::7:443")), "bare IPv6 has no port");
+        assert_eq!(
+            parse_hop("2001:db8::7:443"),
+            Hop::Address(ip("2001:db8::7:443")),
+            "bare IPv6 has no port"
+        );
     }
 
     fn forwarded(value: &str) -> HeaderMap {
@@ -198,7 +213,11 @@ mod tests {
         let behind = |value: &str| client_behind(peer, &forwarded(value), proxy);
         assert_eq!(behind("6.6.6.6, 203.0.113.9:5000, 10.0.0.7:80"), Ok(ip("203.0.113.9")));
         assert_eq!(behind("[2001:db8::1]:443"), Ok(ip("2001:db8::1")));
-        assert_eq!(behind("unknown, 203.0.113.9"), Ok(ip("203.0.113.9")), "the client's own claims are not read");
+        assert_eq!(
+            behind("unknown, 203.0.113.9"),
+            Ok(ip("203.0.113.9")),
+            "the client's own claims are not read"
+        );
         assert_eq!(behind("10.0.0.9, 10.0.0.7"), Ok(ip("10.0.0.9")), "only proxies: the leftmost");
         assert_eq!(client_behind(peer, &HeaderMap::new(), proxy), Ok(peer), "no header: the proxy");
         assert!(matches!(behind("unknown"), Err(Forwarding::Hidden(_))));

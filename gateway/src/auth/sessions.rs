@@ -85,7 +85,11 @@ impl OpenSessions {
             Watched { ended, sockets: 0, checker }
         });
         watched.sockets += 1;
-        SessionWatch { signed_in: signed_in.clone(), ended: watched.ended.clone(), open: Arc::clone(&self.open) }
+        SessionWatch {
+            signed_in: signed_in.clone(),
+            ended: watched.ended.clone(),
+            open: Arc::clone(&self.open),
+        }
     }
 
     /// The sign-in is over: every socket under it closes now.
@@ -129,7 +133,9 @@ async fn check_until_ended(
         match store.session_of_hash(signed_in.hash(), unix_now()).await {
             Ok(Some(_)) => {}
             Ok(None) => {
-                tracing::info!("a sign-in ended elsewhere (signed out, revoked or expired); closing its sockets");
+                tracing::info!(
+                    "a sign-in ended elsewhere (signed out, revoked or expired); closing its sockets"
+                );
                 match open.upgrade() {
                     Some(open) => end(&open, &signed_in),
                     None => ended.cancel(),

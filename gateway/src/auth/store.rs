@@ -126,7 +126,11 @@ impl AuthStore {
 
     /// The same as [`Self::session`] for a session known by its stored hash (what an open
     /// socket keeps of its sign-in, rather than the secret).
-    pub async fn session_of_hash(&self, session_hash: &str, now: i64) -> Result<Option<String>, AuthStoreError> {
+    pub async fn session_of_hash(
+        &self,
+        session_hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, AuthStoreError> {
         Ok(self.store.session(session_hash, now).await?)
     }
 

@@ -46,7 +46,8 @@ impl SignInThrottle {
             tries.retain_recent();
         }
         tries.check_key(&network_of(client)).map_err(|not_until| {
-            let retry_after = not_until.wait_time_from(DefaultClock::default().now()).max(Duration::from_secs(1));
+            let retry_after =
+                not_until.wait_time_from(DefaultClock::default().now()).max(Duration::from_secs(1));
             TooManyTries {
                 message: format!(
                     "too many sign-in tries from your address: this Flint allows {} a minute \
