@@ -7,7 +7,13 @@
 //!   it was signed in with ([`Person::User`]); tokens and sessions live hashed in SQLite ([`store`]),
 //!   made and revoked with `flint-gateway token …` ([`cli`]).
 //! - `mode = "proxy"`: the configured header names the person, believed only from
-//!   `trusted_proxies` (from anyone else it is ignored, as if absent).
+//!   `trusted_proxies` (from anyone else it is ignored, as if absent); sent twice, or with names
+//!   joined by a comma, it is refused ([`forwarded`]).
+//!
+//! Behind a trusted proxy the client's address is read from `X-Forwarded-For` as proxies write it;
+//! a client hop that is hidden (`unknown`) or unreadable is refused with a sentence rather than
+//! taken for the proxy's own address. A sign-in's sockets close when it ends ([`sessions`]), and
+//! `POST /api/signin` is limited per address ([`throttle`]).
 //!
 //! Without an identity, `/ws` and `/api/*` answer 401 with a sentence (`/api/access` too, so the
 //! app can show it with a link to `/signin`), except `/api/signin` and `/api/signout`; with tokens,
@@ -31,10 +37,15 @@ use crate::person::Person;
 use crate::store::Store;
 
 pub mod cli;
+pub mod forwarded;
+pub mod sessions;
 mod signin;
 pub mod store;
+mod throttle;
 
-pub use signin::{SESSION_COOKIE, sign_in, sign_out, signin_page};
+pub use forwarded::Forwarding;
+pub use sessions::{SessionWatch, SignedIn};
+pub use signin::{SECURE_SESSION_COOKIE, SESSION_COOKIE, sign_in, sign_out, signin_page};
 use store::AuthStore;
 
 /// The sign-in policy, built once from `[auth]`.
@@ -49,6 +60,10 @@ pub struct Auth {
     header: HeaderName,
     trusted_proxies: Vec<IpRange>,
     public_url: Option<String>,
+    /// The sign-ins with sockets open on this gateway.
+    open: sessions::OpenSessions,
+    /// Sign-in tries per address.
+    throttle: throttle::SignInThrottle,
 }
 
 /// Why a request that needs a person has none.
@@ -62,6 +77,8 @@ pub enum Unknown {
     StoreUnavailable,
     /// Proxy: no identity header from a trusted proxy.
     NotThroughProxy,
+    /// Proxy: the identity header sent twice, or with several names.
+    SeveralIdentities,
 }
 
 impl Unknown {
@@ -84,6 +101,12 @@ impl Unknown {
                 StatusCode::UNAUTHORIZED,
                 "this Flint knows people only through its sign-in proxy, and this request did not come through \
                  it signed in; open Flint at the proxy's address (see /signin)",
+            ),
+            Self::SeveralIdentities => (
+                StatusCode::BAD_REQUEST,
+                "this Flint's sign-in proxy named more than one person for this request (its identity header \
+                 twice, or names joined by a comma), so nobody is signed in; ask its operator to have the proxy \
+                 replace the header rather than add to it",
             ),
         }
     }
@@ -110,6 +133,8 @@ impl Auth {
             header,
             trusted_proxies: config.trusted_proxies.clone(),
             public_url: config.public_url.clone(),
+            open: sessions::OpenSessions::new(Duration::from_secs(config.session_check_secs)),
+            throttle: throttle::SignInThrottle::new(config.signin_per_minute),
         }
     }
 
@@ -122,25 +147,18 @@ impl Auth {
         ip.is_some_and(|ip| self.trusted_proxies.iter().any(|range| range.contains(ip)))
     }
 
-    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address in
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last hop in
     /// `X-Forwarded-For` that is not one of the trusted proxies (the entries to its left are the
-    /// client's own claims). Without a peer (in-process tests): 0.0.0.0.
-    pub fn client_ip(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> IpAddr {
+    /// client's own claims), read as proxies write it (`ip:port`, `[v6]:port`, quoted). A hidden
+    /// or unreadable client hop is an error, never the proxy's own address (everyone behind it
+    /// would be one person). Without a peer (in-process tests): 0.0.0.0.
+    pub fn client_ip(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Result<IpAddr, Forwarding> {
         let peer = peer.map(|ip| ip.to_canonical());
-        let mut client = peer.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+        let client = peer.unwrap_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED));
         if !self.trusts(peer) {
-            return client;
+            return Ok(client);
         }
-        let forwarded = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok());
-        let hops: Vec<&str> = forwarded.flat_map(|v| v.split(',')).collect();
-        for hop in hops.iter().rev() {
-            let Ok(ip) = hop.trim().parse::<IpAddr>() else { break };
-            client = ip.to_canonical();
-            if !self.trusts(Some(client)) {
-                break;
-            }
-        }
-        client
+        forwarded::client_behind(client, headers, |ip| self.trusts(Some(ip)))
     }
 
     /// Whether the browser sees this gateway over TLS, for the cookie's `Secure`: `public_url` is
@@ -154,12 +172,19 @@ impl Auth {
             || header(ORIGIN.as_str()).is_some_and(|o| o.to_ascii_lowercase().starts_with("https://"))
     }
 
-    /// Who sent a request, or why nobody is known.
-    pub async fn identify(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Result<Person, Unknown> {
+    /// Who sent a request from `client` (its [`Self::client_ip`]), or why nobody is known.
+    pub async fn identify(
+        &self,
+        peer: Option<IpAddr>,
+        client: IpAddr,
+        headers: &HeaderMap,
+    ) -> Result<Person, Unknown> {
         match self.mode {
-            AuthMode::None => Ok(Person::Anonymous(self.client_ip(peer, headers))),
+            AuthMode::None => Ok(Person::Anonymous(client)),
             AuthMode::Tokens => {
-                let Some(secret) = signin::session_secret(headers) else { return Err(Unknown::NotSignedIn) };
+                let Some(secret) = self.session_secret(peer, headers) else {
+                    return Err(Unknown::NotSignedIn);
+                };
                 let Some(Ok(store)) = &self.store else { return Err(Unknown::StoreUnavailable) };
                 match store.session(secret, unix_now()).await {
                     Ok(Some(name)) => Ok(Person::User(name)),
@@ -170,17 +195,54 @@ impl Auth {
                     }
                 }
             }
-            AuthMode::Proxy => {
-                let named = headers.get(&self.header).and_then(|v| v.to_str().ok()).map(str::trim);
-                match named.filter(|n| valid_identity(n)) {
-                    Some(name) if self.trusts(peer) => Ok(Person::User(name.to_owned())),
-                    Some(_) => {
-                        // Anyone can send the header; only a trusted proxy's is believed.
-                        tracing::debug!(?peer, header = %self.header, "identity header from an untrusted address ignored");
-                        Err(Unknown::NotThroughProxy)
-                    }
-                    None => Err(Unknown::NotThroughProxy),
+            AuthMode::Proxy if !self.trusts(peer) => {
+                if headers.contains_key(&self.header) {
+                    // Anyone can send the header; only a trusted proxy's is believed.
+                    tracing::debug!(?peer, header = %self.header, "identity header from an untrusted address ignored");
                 }
+                Err(Unknown::NotThroughProxy)
+            }
+            AuthMode::Proxy => match forwarded::identity(headers, &self.header) {
+                Ok(Some(name)) => Ok(Person::User(name.to_owned())),
+                Ok(None) => Err(Unknown::NotThroughProxy),
+                Err(forwarded::SeveralIdentities) => Err(Unknown::SeveralIdentities),
+            },
+        }
+    }
+
+    /// The session cookie's secret. Over TLS only `__Host-flint_session` is read: the browser
+    /// lets only a secure page of this very host set it, so a cookie planted by a plain-HTTP hop or
+    /// a sibling subdomain (`flint_session`) cannot sign the person in as someone else.
+    fn session_secret<'h>(&self, peer: Option<IpAddr>, headers: &'h HeaderMap) -> Option<&'h str> {
+        signin::session_secret(headers, self.https(peer, headers))
+    }
+
+    /// The request's sign-in, when a session cookie names one (whether or not it is valid).
+    pub fn signed_in(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<SignedIn> {
+        if self.mode != AuthMode::Tokens {
+            return None;
+        }
+        self.session_secret(peer, headers).map(SignedIn::of_secret)
+    }
+
+    /// A socket opened under `signed_in`: its watch ends when the sign-in does.
+    pub fn watch(&self, signed_in: &SignedIn) -> SessionWatch {
+        self.open.watch(signed_in, self.store())
+    }
+
+    /// Asks the store again whether `signed_in` still holds (before a socket starts a stream);
+    /// when it has ended, its sockets on this gateway close.
+    pub async fn recheck(&self, signed_in: &SignedIn) -> Result<(), Unknown> {
+        let Some(store) = self.store() else { return Err(Unknown::StoreUnavailable) };
+        match store.session_of_hash(signed_in.hash(), unix_now()).await {
+            Ok(Some(_)) => Ok(()),
+            Ok(None) => {
+                self.open.end(signed_in);
+                Err(Unknown::SessionEnded)
+            }
+            Err(err) => {
+                tracing::error!(error = %err, "re-checking a session failed");
+                Err(Unknown::StoreUnavailable)
             }
         }
     }
@@ -195,11 +257,6 @@ pub fn peer(extensions: &Extensions) -> Option<IpAddr> {
     extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip().to_canonical())
 }
 
-/// An identity from a proxy becomes a name in logs and limits: printable and short.
-fn valid_identity(name: &str) -> bool {
-    !name.is_empty() && name.len() <= 256 && !name.chars().any(char::is_control)
-}
-
 /// Seconds since the Unix epoch.
 pub(crate) fn unix_now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
@@ -210,13 +267,27 @@ fn needs_person(path: &str) -> bool {
     Route::of(path) != Route::Open && !matches!(path, "/api/signin" | "/api/signout")
 }
 
-/// The `check` middleware: adds the request's [`Person`], or refuses what needs one.
+/// The `check` middleware: adds the request's [`Person`] (and, signed in with a session, its
+/// [`SignedIn`]), or refuses what needs one. A request whose proxy hid or garbled the client's
+/// address, or named several people, is refused everywhere (400).
 pub async fn check(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let auth = state.auth();
     let peer = peer(request.extensions());
-    let person = match auth.identify(peer, request.headers()).await {
+    let client = match auth.client_ip(peer, request.headers()) {
+        Ok(client) => client,
+        Err(problem) => {
+            tracing::warn!(?peer, %problem, "request through a proxy without a usable client address refused");
+            return (StatusCode::BAD_REQUEST, problem.to_string()).into_response();
+        }
+    };
+    let person = match auth.identify(peer, client, request.headers()).await {
         Ok(person) => person,
-        Err(_) if auth.allow_anonymous => Person::Anonymous(auth.client_ip(peer, request.headers())),
+        Err(Unknown::SeveralIdentities) => {
+            tracing::warn!(?peer, header = %auth.header, "a proxy named several people for one request");
+            let (status, sentence) = Unknown::SeveralIdentities.answer();
+            return (status, sentence).into_response();
+        }
+        Err(_) if auth.allow_anonymous => Person::Anonymous(client),
         Err(unknown) => {
             let path = request.uri().path();
             if needs_person(path) {
@@ -228,90 +299,17 @@ pub async fn check(State(state): State<AppState>, mut request: Request, next: Ne
                 return (StatusCode::FOUND, [(LOCATION, "/signin")]).into_response();
             }
             // The app's files, `/s/<id>` and the sign-in page are public.
-            Person::Anonymous(auth.client_ip(peer, request.headers()))
+            Person::Anonymous(client)
         }
     };
+    if person.signed_in()
+        && let Some(signed_in) = auth.signed_in(peer, request.headers())
+    {
+        request.extensions_mut().insert(signed_in);
+    }
     request.extensions_mut().insert(person);
     next.run(request).await
 }
 
 #[cfg(test)]
-mod tests {
-    use axum::http::HeaderValue;
-
-    use super::*;
-
-    fn auth(configure: impl FnOnce(&mut AuthConfig)) -> Auth {
-        let mut config = AuthConfig::default();
-        configure(&mut config);
-        let tokens = (config.mode == AuthMode::Tokens).then_some(config.database.as_path());
-        let store: Arc<dyn Store> = Arc::new(crate::store::SqliteStore::open(None, tokens));
-        Auth::new(&config, &store)
-    }
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_str(value).expect("header value"));
-        }
-        map
-    }
-
-    fn ip(text: &str) -> IpAddr {
-        text.parse().expect(text)
-    }
-
-    fn proxied(configure: impl FnOnce(&mut AuthConfig)) -> Auth {
-        auth(|c| {
-            c.trusted_proxies = vec!["10.0.0.0/8".parse().expect("range")];
-            configure(c);
-        })
-    }
-
-    #[test]
-    fn forwarded_addresses_are_believed_only_from_a_trusted_proxy() {
-        let a = proxied(|_| {});
-        let h = headers(&[("x-forwarded-for", "6.6.6.6, 203.0.113.9, 10.0.0.7")]);
-        assert_eq!(a.client_ip(Some(ip("10.0.0.1")), &h), ip("203.0.113.9"), "the last address not a proxy");
-        assert_eq!(a.client_ip(Some(ip("198.51.100.1")), &h), ip("198.51.100.1"), "a stranger's claim");
-        assert_eq!(a.client_ip(Some(ip("::ffff:10.0.0.1")), &headers(&[])), ip("10.0.0.1"));
-        assert_eq!(a.client_ip(None, &h), ip("0.0.0.0"));
-        let garbage = headers(&[("x-forwarded-for", "junk, 203.0.113.9")]);
-        assert_eq!(a.client_ip(Some(ip("10.0.0.1")), &garbage), ip("203.0.113.9"));
-    }
-
-    #[test]
-    fn tls_is_known_from_the_configuration_a_trusted_proxy_or_the_pages_origin() {
-        let a = proxied(|_| {});
-        let forwarded = headers(&[("x-forwarded-proto", "https")]);
-        assert!(a.https(Some(ip("10.0.0.1")), &forwarded));
-        assert!(!a.https(Some(ip("198.51.100.1")), &forwarded), "only a trusted proxy says so");
-        assert!(a.https(None, &headers(&[("origin", "https://flint.example")])));
-        assert!(!a.https(None, &headers(&[("origin", "http://127.0.0.1:8787")])));
-        let public = proxied(|c| c.public_url = Some("https://flint.example".into()));
-        assert!(public.https(None, &headers(&[])));
-    }
-
-    #[tokio::test]
-    async fn a_proxy_identity_is_printable() {
-        let a = proxied(|c| c.mode = AuthMode::Proxy);
-        let trusted = Some(ip("10.0.0.1"));
-        let named = headers(&[("x-forwarded-user", " ada@example.org ")]);
-        assert_eq!(a.identify(trusted, &named).await, Ok(Person::User("ada@example.org".into())));
-        let empty = headers(&[("x-forwarded-user", "  ")]);
-        assert_eq!(a.identify(trusted, &empty).await, Err(Unknown::NotThroughProxy));
-        let long = "x".repeat(300);
-        let long = headers(&[("x-forwarded-user", &long)]);
-        assert_eq!(a.identify(trusted, &long).await, Err(Unknown::NotThroughProxy));
-    }
-
-    #[test]
-    fn only_the_socket_and_the_api_need_a_person() {
-        for path in ["/ws", "/api/models", "/api/access", "/api/share"] {
-            assert!(needs_person(path), "{path}");
-        }
-        for path in ["/", "/signin", "/api/signin", "/api/signout", "/s/abc", "/flint-app.wasm", "/healthz"] {
-            assert!(!needs_person(path), "{path}");
-        }
-    }
-}
+mod tests;

@@ -83,5 +83,6 @@ mod tests {
         assert_ne!(network_of(ip("2001:db8:1:3::1")), network_of(ip("2001:db8:1:2::1")));
         assert_eq!(network_of(ip("::ffff:203.0.113.9")), ip("203.0.113.9"));
         assert_eq!(network_of(ip("203.0.113.9")), ip("203.0.113.9"));
+        assert_eq!(network_of(ip("::1")), ip("::"));
     }
 }

@@ -4,26 +4,34 @@
 //! The page is static HTML with no script at all: a form that posts the token. Its policy allows
 //! its one inline style by hash and form posts to the gateway only. A good token answers a
 //! session cookie (`HttpOnly`: no script reads it; `SameSite=Strict`: no other site's page, link
-//! or form sends it; `Path=/`; `Secure` over TLS, see [`super::Auth::https`]) and sends the browser
-//! to `/`; a bad one answers 401 with the page again, saying so.
+//! or form sends it; `Path=/`; over TLS (see [`super::Auth::https`]) `Secure` and named
+//! `__Host-flint_session`, which only a secure page of this very host can set) and sends the
+//! browser to `/`; a bad one answers 401 with the page again, saying so. Tries are limited per
+//! address (`auth.signin_per_minute`: 429 with the sentence and `Retry-After`). Signing out ends
+//! the session and closes the sockets opened under it.
 
 use std::sync::LazyLock;
 
 use axum::Form;
 use axum::extract::State;
-use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, COOKIE, LOCATION, SET_COOKIE};
+use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY, COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
 use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use base64::Engine as _;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use super::sessions::SignedIn;
 use super::{peer, unix_now};
 use crate::AppState;
 use crate::config::AuthMode;
 
-/// The session cookie's name.
+/// The session cookie's name over plain HTTP.
 pub const SESSION_COOKIE: &str = "flint_session";
+/// The session cookie's name over TLS: the browser takes a `__Host-` cookie only from a secure
+/// page of this host, with `Path=/` and no `Domain`, so no plain-HTTP hop or sibling subdomain
+/// can plant one.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-flint_session";
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:28rem;margin:5rem auto;padding:0 1rem;\
 line-height:1.5;color:#1f2328;background:#fff}h1{font-size:1.4rem}label{display:block;font-weight:600;\
@@ -120,6 +128,19 @@ pub async fn sign_in(
         )
             .into_response();
     }
+    let client = match auth.client_ip(peer(&extensions), &headers) {
+        Ok(client) => client,
+        Err(problem) => return form(StatusCode::BAD_REQUEST, Some(&problem.to_string())),
+    };
+    if let Err(refused) = auth.throttle.count_try(client) {
+        tracing::info!(%client, "sign-in tries over auth.signin_per_minute refused");
+        let mut response = form(StatusCode::TOO_MANY_REQUESTS, Some(&refused.message));
+        let seconds = refused.retry_after.as_secs_f64().ceil().to_string();
+        if let Ok(value) = HeaderValue::from_str(&seconds) {
+            response.headers_mut().insert(RETRY_AFTER, value);
+        }
+        return response;
+    }
     let Some(store) = auth.store().cloned() else {
         return form(StatusCode::SERVICE_UNAVAILABLE, Some(UNAVAILABLE));
     };
@@ -145,22 +166,27 @@ pub const BAD_TOKEN: &str = "this access token is not valid here: check that it 
 const UNAVAILABLE: &str =
     "this Flint cannot sign anyone in right now (details are in its log); try again later";
 
-/// `POST /api/signout`: ends this browser's session and sends it to the sign-in page.
+/// `POST /api/signout`: ends this browser's session, closes the sockets opened under it, and
+/// sends the browser to the sign-in page.
 pub async fn sign_out(State(state): State<AppState>, extensions: Extensions, headers: HeaderMap) -> Response {
     let auth = state.auth();
-    if let (Some(secret), Some(store)) = (session_secret(&headers), auth.store().cloned())
-        && let Err(err) = store.sign_out(secret).await
-    {
-        tracing::error!(error = %err, "signing out failed");
-    }
     let secure = auth.https(peer(&extensions), &headers);
+    if let Some(secret) = session_secret(&headers, secure) {
+        if let Some(store) = auth.store().cloned()
+            && let Err(err) = store.sign_out(secret).await
+        {
+            tracing::error!(error = %err, "signing out failed");
+        }
+        auth.open.end(&SignedIn::of_secret(secret));
+    }
     redirect_with_cookie("/signin", &session_cookie("", 0, secure))
 }
 
-/// `Set-Cookie` for a session `secret` kept `max_age` seconds (0 and an empty secret: removed).
+/// `Set-Cookie` for a session `secret` kept `max_age` seconds (0 and an empty secret: removed);
+/// over TLS (`secure`) the `__Host-` name, `Secure`.
 pub fn session_cookie(secret: &str, max_age: u64, secure: bool) -> String {
-    let secure = if secure { "; Secure" } else { "" };
-    format!("{SESSION_COOKIE}={secret}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict{secure}")
+    let (name, secure) = if secure { (SECURE_SESSION_COOKIE, "; Secure") } else { (SESSION_COOKIE, "") };
+    format!("{name}={secret}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict{secure}")
 }
 
 fn redirect_with_cookie(to: &'static str, cookie: &str) -> Response {
@@ -173,14 +199,19 @@ fn redirect_with_cookie(to: &'static str, cookie: &str) -> Response {
 }
 
 /// The session secret in the request's cookies, if one is there and could be a secret (43
-/// base64url characters): anything else is never looked up.
-pub fn session_secret(headers: &HeaderMap) -> Option<&str> {
-    let value = headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|pair| pair.trim().strip_prefix(SESSION_COOKIE)?.strip_prefix('='))?;
+/// base64url characters): anything else is never looked up. A `__Host-` cookie is read first
+/// (the browser vouches that a secure page of this host set it); the plain name only when the
+/// request is not known to come over TLS (`tls`), where anyone on the way could have planted it.
+pub fn session_secret(headers: &HeaderMap, tls: bool) -> Option<&str> {
+    let named = |name: &str| {
+        headers
+            .get_all(COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .find_map(|pair| pair.trim().strip_prefix(name)?.strip_prefix('='))
+    };
+    let value = named(SECURE_SESSION_COOKIE).or_else(|| if tls { None } else { named(SESSION_COOKIE) })?;
     let shaped =
         value.len() == 43 && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     // A cookie that cannot be a secret still means "signed in once": it is reported as ended.
@@ -218,12 +249,22 @@ mod tests {
     fn the_session_cookie_is_found_among_others() {
         let secret = "a".repeat(43);
         assert_eq!(
-            session_secret(&cookies(&format!("x=1; {SESSION_COOKIE}={secret}; y=2"))),
+            session_secret(&cookies(&format!("x=1; {SESSION_COOKIE}={secret}; y=2")), false),
             Some(secret.as_str())
         );
-        assert_eq!(session_secret(&cookies("x=1")), None);
-        assert_eq!(session_secret(&cookies(&format!("{SESSION_COOKIE}=short"))), Some(INVALID));
-        assert_eq!(session_secret(&cookies("flint_session_other=1")), None);
+        assert_eq!(session_secret(&cookies("x=1"), false), None);
+        assert_eq!(session_secret(&cookies(&format!("{SESSION_COOKIE}=short")), false), Some(INVALID));
+        assert_eq!(session_secret(&cookies("flint_session_other=1"), false), None);
+    }
+
+    #[test]
+    fn over_tls_only_the_host_cookie_is_read() {
+        let (planted, own) = ("p".repeat(43), "o".repeat(43));
+        let plain_only = cookies(&format!("{SESSION_COOKIE}={planted}"));
+        assert_eq!(session_secret(&plain_only, true), None, "a planted plain cookie is not read over TLS");
+        let both = cookies(&format!("{SESSION_COOKIE}={planted}; {SECURE_SESSION_COOKIE}={own}"));
+        assert_eq!(session_secret(&both, true), Some(own.as_str()));
+        assert_eq!(session_secret(&both, false), Some(own.as_str()), "the browser vouches for __Host-");
     }
 
     #[test]
@@ -231,7 +272,9 @@ mod tests {
         let plain = session_cookie("s", 60, false);
         assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Strict") && plain.contains("Path=/"));
         assert!(!plain.contains("Secure"));
-        assert!(session_cookie("s", 60, true).ends_with("; Secure"));
+        let secure = session_cookie("s", 60, true);
+        assert!(secure.starts_with(&format!("{SECURE_SESSION_COOKIE}=s;")) && secure.ends_with("; Secure"));
+        assert!(!secure.contains("Domain"), "a __Host- cookie has no Domain");
     }
 
     #[test]

@@ -124,6 +124,16 @@ impl AuthStore {
         Ok(self.store.session(&hash(secret), now).await?)
     }
 
+    /// The same as [`Self::session`] for a session known by its stored hash (what an open
+    /// socket keeps of its sign-in, rather than the secret).
+    pub async fn session_of_hash(
+        &self,
+        session_hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, AuthStoreError> {
+        Ok(self.store.session(session_hash, now).await?)
+    }
+
     /// Ends the session `secret` (signing out); nothing happens for an unknown one.
     pub async fn sign_out(&self, secret: &str) -> Result<(), AuthStoreError> {
         Ok(self.store.close_session(&hash(secret)).await?)

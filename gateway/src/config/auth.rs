@@ -43,6 +43,12 @@ pub struct AuthConfig {
     /// Addresses (`10.0.0.5`) or ranges (`10.0.0.0/8`) of the proxies whose `header`,
     /// `X-Forwarded-For` and `X-Forwarded-Proto` are believed. Nobody else's are.
     pub trusted_proxies: Vec<IpRange>,
+    /// `tokens` mode: sign-in tries each address may make a minute (an IPv6 /64 counts as one
+    /// address); 0 for no limit.
+    pub signin_per_minute: u32,
+    /// How often, in seconds, an open socket's sign-in is checked again in the store, to close it
+    /// when the sign-in ended where this gateway cannot see it (`token revoke`, another gateway).
+    pub session_check_secs: u64,
 }
 
 impl Default for AuthConfig {
@@ -59,6 +65,8 @@ impl Default for AuthConfig {
             public_url: None,
             header: "X-Forwarded-User".to_owned(),
             trusted_proxies: Vec::new(),
+            signin_per_minute: 10,
+            session_check_secs: 30,
         }
     }
 }
@@ -84,6 +92,9 @@ pub enum AuthConfigError {
     /// Sessions that expire at once.
     #[error("auth.session_days must be at least 1")]
     NoSessionDays,
+    /// Sign-ins that would be checked again without pause.
+    #[error("auth.session_check_secs must be at least 1")]
+    NoSessionCheck,
     /// `public_url` is not an http(s) address.
     #[error("auth.public_url: {0:?} is not an address; write it as https://host[:port]")]
     BadPublicUrl(String),
@@ -103,6 +114,9 @@ impl AuthConfig {
         }
         if self.session_days == 0 {
             return Err(AuthConfigError::NoSessionDays);
+        }
+        if self.session_check_secs == 0 {
+            return Err(AuthConfigError::NoSessionCheck);
         }
         if let Some(url) = &self.public_url
             && !(url.starts_with("https://") || url.starts_with("http://"))

@@ -19,6 +19,7 @@ use super::frames::{self, Outgoing};
 use super::resume;
 use super::session::Session;
 use crate::AppState;
+use crate::auth::SessionWatch;
 use crate::history;
 use crate::limits::Refusal;
 use crate::person::Person;
@@ -59,7 +60,8 @@ pub(super) enum Closed {
 /// that asked for another `protocol` version gets an `unsupported_version` error and the socket is
 /// closed. When the page leaves, all its streams are cancelled; when the socket drops, they run on
 /// for the grace period, for the page to resume. A person over their open-tabs limit gets the
-/// reason (`rate_limited`) and the socket is closed.
+/// reason (`rate_limited`) and the socket is closed. A socket opened under a sign-in (`signin`)
+/// is closed, its streams stopped, when that sign-in ends.
 #[instrument(skip_all, fields(conn, stream))]
 pub async fn serve_socket<S, R, E>(
     sink: S,
@@ -68,6 +70,7 @@ pub async fn serve_socket<S, R, E>(
     conn: u64,
     protocol: Option<&str>,
     person: Person,
+    signin: Option<SessionWatch>,
 ) where
     S: Sink<Message> + Unpin,
     S::Error: Display,
@@ -82,7 +85,8 @@ pub async fn serve_socket<S, R, E>(
     };
     let grace = Duration::from_secs(state.limits().resume_grace_secs);
     let token = if grace.is_zero() { None } else { resume::new_token() };
-    let session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
+    let mut session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
+    session.signin = signin;
     let tab = state.people().open_socket(&session.person);
     let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0 };
     tracing::info!("connected");
@@ -132,6 +136,7 @@ pub async fn serve_socket<S, R, E>(
         let step = tokio::select! {
             biased;
             () = shutdown.cancelled() => Err(Closed::Left),
+            () = SessionWatch::ended_or_never(c.session.signin.as_ref()) => c.sign_in_ended().await,
             reply = claim_of(&mut claimed) => match reply {
                 Some(reply) => {
                     handover = Some(reply);

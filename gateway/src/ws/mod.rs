@@ -4,6 +4,7 @@
 //! drive it with channels. Each generation runs in its own task ([`stream::run`]) that sends
 //! ready-serialised frames back over an mpsc channel.
 
+use axum::Extension;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::response::Response;
@@ -11,6 +12,7 @@ use futures::StreamExt;
 use serde::Deserialize;
 
 use crate::AppState;
+use crate::auth::SignedIn;
 use crate::person::Who;
 
 mod coalesce;
@@ -20,6 +22,7 @@ mod replay;
 mod resume;
 mod resumed;
 mod session;
+mod signed_in;
 mod start;
 mod stream;
 #[cfg(test)]
@@ -49,18 +52,21 @@ pub async fn handler(
     Query(params): Query<WsParams>,
     State(state): State<AppState>,
     Who(person): Who,
+    signed_in: Option<Extension<SignedIn>>,
 ) -> Response {
     // The socket's own limit is generous; frames between `max_frame_bytes` and this are answered
     // with `prompt_too_large` instead of killing the connection.
     let hard_limit = state.limits().max_frame_bytes.saturating_mul(2).max(1 << 20);
     let conn = state.next_connection_id();
     let protocol = params.protocol;
+    // Registered now, so a sign-out from here on closes this socket.
+    let signin = signed_in.map(|Extension(signed_in)| state.auth().watch(&signed_in));
     let ws = ws.read_buffer_size(READ_BUFFER_BYTES);
     ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
         let (sink, incoming) = socket.split();
         let metrics = std::sync::Arc::clone(state.metrics());
         metrics.socket_opened();
-        serve_socket(sink, incoming, state, conn, protocol.as_deref(), person).await;
+        serve_socket(sink, incoming, state, conn, protocol.as_deref(), person, signin).await;
         metrics.socket_closed();
     })
 }

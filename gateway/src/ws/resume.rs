@@ -20,6 +20,7 @@ use tokio::task;
 use super::replay::OVERFLOWED;
 use super::session::Session;
 use crate::AppState;
+use crate::auth::SessionWatch;
 use crate::person::Person;
 
 type Digest32 = [u8; 32];
@@ -136,6 +137,10 @@ pub(crate) async fn wait_for_page(
                 break;
             }
             () = shutdown.cancelled() => break,
+            () = SessionWatch::ended_or_never(session.signin.as_ref()) => {
+                tracing::info!("the sign-in ended; stopping the streams of a tab waiting for its page");
+                break;
+            }
             () = &mut deadline => {
                 tracing::info!("no resume within server.resume_grace_secs; stopping the streams");
                 break;

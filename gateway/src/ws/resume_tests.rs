@@ -25,7 +25,7 @@ fn open(state: &AppState, conn: u64, who: [u8; 4]) -> Tab {
     let (to_gateway, incoming) = unbounded();
     let (sink, from_gateway) = unbounded();
     let connection = tokio::spawn(async move {
-        serve_socket(sink, incoming, state, conn, None, Person::Anonymous(who.into())).await
+        serve_socket(sink, incoming, state, conn, None, Person::Anonymous(who.into()), None).await
     });
     Tab { to_gateway, from_gateway, connection }
 }

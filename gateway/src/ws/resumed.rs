@@ -43,6 +43,8 @@ where
                 if waiting.tab.is_none() {
                     waiting.tab = self.session.tab.take();
                 }
+                // The tab now lives under this socket's sign-in, checked when it opened.
+                waiting.signin = self.session.signin.take();
                 let stand_in = std::mem::replace(&mut self.session, waiting);
                 drop(stand_in);
                 tracing::Span::current().record("conn", self.session.conn);

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::frames::Outgoing;
 use super::replay::Replay;
 use crate::AppState;
+use crate::auth::SessionWatch;
 use crate::limits::SocketGuard;
 use crate::person::Person;
 
@@ -41,6 +42,8 @@ pub(crate) struct Session {
     /// The person's place among their open tabs: a session waiting for its page still counts.
     pub tab: Option<SocketGuard>,
     pub replay: Replay,
+    /// The sign-in the socket was opened under (tokens mode): when it ends, so does the tab.
+    pub signin: Option<SessionWatch>,
 }
 
 impl Session {
@@ -58,6 +61,7 @@ impl Session {
             from_streams,
             tab: None,
             replay: Replay::new(replay_cap),
+            signin: None,
         }
     }
 

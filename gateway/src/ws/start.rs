@@ -24,6 +24,9 @@ where
     /// limit, an unknown model, sampling out of range, the person's limits.
     pub(super) async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
         let id = start.stream;
+        if !self.still_signed_in(id).await? {
+            return Ok(());
+        }
         let limits = self.state.limits();
         if self.session.running.contains_key(&id) {
             let message = format!("stream {id} is already running on this connection; use a new id");

@@ -127,7 +127,8 @@ fn connect_as(conn: u64, server: ServerConfig, protocol: Option<&'static str>) -
     let (to_gateway, incoming) = unbounded();
     let (sink, from_gateway) = unbounded();
     let connection = tokio::spawn(async move {
-        serve_socket(sink, incoming, state, conn, protocol, Person::Anonymous([127, 0, 0, 1].into())).await
+        serve_socket(sink, incoming, state, conn, protocol, Person::Anonymous([127, 0, 0, 1].into()), None)
+            .await
     });
     Client { to_gateway, from_gateway, connection, fake }
 }
