@@ -5,6 +5,14 @@
 //! starts per minute live in memory, per gateway: a socket and its streams live on one gateway, so
 //! each gateway holds its own share of them (see DEPLOY.md). Tokens per day are counted in the
 //! [`Store`]: with PostgreSQL one count for every gateway on it, with SQLite in this process.
+//!
+//! The daily quota holds however many streams start at once and however they end: a start
+//! reserves what it may cost (its `max_tokens`, capped to what is left) with one atomic addition,
+//! the stream is cut where its reservation ends, and its permit gives back what it did not
+//! generate when it ends — done, failed, cancelled, or its task aborted with its tab
+//! ([`StreamPermit`]). So the day's count includes what running streams may still write, and the
+//! total passes the quota by no more than one answer's rounding (a provider's count against the
+//! gateway's).
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -14,6 +22,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use tokio::sync::OnceCell;
+use tokio_util::task::TaskTracker;
 
 use crate::config::{LimitsConfig, PersonLimits};
 use crate::person::Person;
@@ -63,6 +72,9 @@ pub struct Limits {
     store: Arc<dyn Store>,
     /// The store's salt, so people are counted under a key that names nobody.
     salt: OnceCell<Vec<u8>>,
+    /// Every stream permit and settlement under way, which the process waits for before it
+    /// exits ([`Limits::settled`]).
+    settling: TaskTracker,
 }
 
 impl std::fmt::Debug for Limits {
@@ -106,6 +118,7 @@ impl Limits {
             now,
             store,
             salt: OnceCell::new(),
+            settling: TaskTracker::new(),
         })
     }
 
@@ -139,77 +152,139 @@ impl Limits {
         Ok(SocketGuard { limits: Arc::clone(self), person: person.clone() })
     }
 
-    /// A new generation for `person`: within their running streams, their starts per minute and
-    /// their tokens today. Held until the permit is dropped; charge it the tokens it generated.
-    pub async fn start_stream(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
-        let (limits, starts, section) = self.of(person);
+    /// A new generation for `person` of `parts` requests (more than one with auto-continue) of at
+    /// most `max_tokens` each: within their running streams, their starts per minute and their
+    /// tokens today. With a daily quota, what it may cost is reserved in the store at once,
+    /// capped to what is left ([`StreamPermit::limit`]), so starts that run together cannot pass
+    /// the quota; the permit settles the difference when the stream ends, however it ends.
+    pub async fn start_stream(
+        self: &Arc<Self>,
+        person: &Person,
+        max_tokens: u32,
+        parts: u32,
+    ) -> Result<StreamPermit, Refusal> {
+        let (limits, _, section) = self.of(person);
+        let quota = limits.tokens_per_day;
+        let day = self.day();
         if limits.streams > 0 {
             let running = self.counts().get(person).map_or(0, |c| c.streams);
             if running >= limits.streams {
                 return Err(too_many_streams(person, running, section));
             }
         }
-        // Asked before the start is counted against the rate, so a refusal costs no start.
-        let used = if limits.tokens_per_day > 0 {
-            self.used_today(person).await.map_err(|err| {
-                tracing::error!(error = %err, "reading today's token quota failed");
-                Refusal {
-                    message:
-                        "this Flint cannot check today's token quota right now (details are in its log); \
-                              try again in a minute"
-                            .to_owned(),
-                    retry_after: Some(Duration::from_secs(60)),
-                }
-            })?
+        // A spent quota is refused before the start is counted against the rate: its sentence is
+        // the one that helps (a wait of seconds would not), and it costs no start.
+        let key = if quota > 0 {
+            let key = self.key(person).await.map_err(cannot_check)?;
+            let used = self.store.tokens_used(&key, day).await.map_err(cannot_check)?;
+            if used >= quota {
+                return Err(self.spent(person, quota, section));
+            }
+            Some(key)
         } else {
-            0
+            None
         };
-        {
-            let mut counts = self.counts();
-            let entry = counts.entry(person.clone()).or_default();
-            // Checked again: another tab may have started one while the quota was read.
-            if limits.streams > 0 && entry.streams >= limits.streams {
-                return Err(too_many_streams(person, entry.streams, section));
+        let mut permit = self.admit(person, true, day)?;
+        if let Some(key) = key {
+            // A reservation that finds the quota taken meanwhile (another tab, another gateway)
+            // is refused after the start was counted: rare, and never more than the quota.
+            let want = u64::from(max_tokens.max(1)) * u64::from(parts.max(1));
+            let reserved = self.reserve(&key, day, want, quota).await.map_err(cannot_check)?;
+            permit.reserved = reserved.held;
+            if reserved.granted == 0 {
+                return Err(self.spent(person, quota, section));
             }
-            if limits.tokens_per_day > 0 && used >= limits.tokens_per_day {
-                let message = format!(
-                    "{} used today's {} generated tokens ({section}.tokens_per_day); the quota renews at \
-                     midnight UTC",
-                    whom(person),
-                    limits.tokens_per_day
-                );
-                return Err(Refusal { message, retry_after: Some(self.until_tomorrow()) });
-            }
-            if let Some(starts) = starts
-                && let Err(not_until) = starts.check_key(person)
-            {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
-                let message = format!(
-                    "{} started {} generations in the last minute, the most this gateway allows \
-                     ({section}.starts_per_minute); try again in {} s",
-                    whom(person),
-                    limits.starts_per_minute,
-                    wait.as_secs().max(1)
-                );
-                return Err(Refusal { message, retry_after: Some(wait) });
-            }
-            entry.streams += 1;
+            let limit = u32::try_from(reserved.granted).unwrap_or(u32::MAX);
+            permit.limit = Some(limit);
+            // A provider may hold text back and hand it out as one more event at the end of each
+            // request (the key scrubber, the embedded model's stop strings): not cut for that.
+            permit.cut = Some(limit.saturating_add(parts.max(1)));
         }
-        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: false, used: None })
+        Ok(permit)
     }
 
-    /// A generation on the person's own key: the operator's quotas (starts per minute, tokens per
-    /// day) do not apply, but running streams still count, as they hold the gateway's memory.
+    /// A generation on the person's own key: outside the operator's daily quota (the tokens are
+    /// not the operator's to count), but within their running streams and starts per minute,
+    /// which hold the gateway's memory and time whoever's key pays.
     pub fn start_stream_own_key(self: &Arc<Self>, person: &Person) -> Result<StreamPermit, Refusal> {
-        let (limits, _, section) = self.of(person);
+        self.admit(person, false, self.day())
+    }
+
+    /// Counts a start against the person's running streams and starts per minute.
+    fn admit(self: &Arc<Self>, person: &Person, counted: bool, day: i64) -> Result<StreamPermit, Refusal> {
+        let (limits, starts, section) = self.of(person);
         let mut counts = self.counts();
         let entry = counts.entry(person.clone()).or_default();
+        // Checked again: another tab may have started one while the quota was read.
         if limits.streams > 0 && entry.streams >= limits.streams {
             return Err(too_many_streams(person, entry.streams, section));
         }
+        if let Some(starts) = starts
+            && let Err(not_until) = starts.check_key(person)
+        {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let message = format!(
+                "{} started {} generations in the last minute, the most this gateway allows \
+                 ({section}.starts_per_minute); try again in {} s",
+                whom(person),
+                limits.starts_per_minute,
+                wait.as_secs().max(1)
+            );
+            return Err(Refusal { message, retry_after: Some(wait) });
+        }
         entry.streams += 1;
-        // Charged already: its tokens are not the operator's to count.
-        Ok(StreamPermit { limits: Arc::clone(self), person: person.clone(), charged: true, used: None })
+        Ok(StreamPermit {
+            limits: Arc::clone(self),
+            person: person.clone(),
+            day,
+            reserved: 0,
+            limit: None,
+            cut: None,
+            generated: 0,
+            reported: None,
+            settled: !counted,
+            used: None,
+            _held: self.settling.token(),
+        })
+    }
+
+    /// Reserves up to `want` of `key`'s tokens on `day` within `quota`: one atomic addition of
+    /// the whole `want`, whose answer says what was there before it (so two starts on two
+    /// gateways each see the other's), then what passed the quota given back at once.
+    async fn reserve(&self, key: &str, day: i64, want: u64, quota: u64) -> Result<Reserved, StoreError> {
+        let want_signed = i64::try_from(want).unwrap_or(i64::MAX);
+        let total = self.store.add_tokens(key, day, want_signed).await?;
+        let before = total.saturating_sub(want);
+        let granted = want.min(quota.saturating_sub(before));
+        let excess = want - granted;
+        if excess == 0 {
+            return Ok(Reserved { granted, held: want });
+        }
+        match self.store.add_tokens(key, day, -i64::try_from(excess).unwrap_or(i64::MAX)).await {
+            Ok(_) => Ok(Reserved { granted, held: granted }),
+            Err(err) => {
+                // Still held: the stream's settlement gives it back with the rest.
+                tracing::error!(error = %err, excess, "giving back an unused reservation failed");
+                Ok(Reserved { granted, held: want })
+            }
+        }
+    }
+
+    fn spent(&self, person: &Person, quota: u64, section: &str) -> Refusal {
+        let message = format!(
+            "{} used today's {quota} generated tokens, counting what running generations may still \
+             write ({section}.tokens_per_day); the quota renews at midnight UTC",
+            whom(person),
+        );
+        Refusal { message, retry_after: Some(self.until_tomorrow()) }
+    }
+
+    /// Waits, up to `patience`, until every stream's tokens are counted: the permits still held
+    /// (their streams are ending) and the settlements under way. For the end of the process, so a
+    /// gateway that stops charges what its last streams generated.
+    pub async fn settled(&self, patience: Duration) -> bool {
+        self.settling.close();
+        tokio::time::timeout(patience, self.settling.wait()).await.is_ok()
     }
 
     /// Today's token quota and use, when `person` has one (and the store answers).
@@ -294,52 +369,26 @@ impl Drop for SocketGuard {
     }
 }
 
-/// A running generation, counted until dropped.
-#[derive(Debug)]
-pub struct StreamPermit {
-    limits: Arc<Limits>,
-    person: Person,
-    charged: bool,
-    /// The person's tokens today, as the store answered the charge.
-    used: Option<u64>,
+/// What a reservation got: `granted` of what was asked, and `held` in the store for it (more than
+/// `granted` only when giving the rest back failed).
+struct Reserved {
+    granted: u64,
+    held: u64,
 }
 
-impl StreamPermit {
-    /// Counts the tokens the generation produced against today's quota; once (later calls are
-    /// ignored, so the end of a stream may charge from more than one path).
-    pub async fn charge(&mut self, tokens: u32) {
-        if std::mem::replace(&mut self.charged, true) {
-            return;
-        }
-        let limits = &self.limits;
-        let added = async {
-            let key = limits.key(&self.person).await?;
-            limits.store.add_tokens(&key, limits.day(), u64::from(tokens)).await
-        };
-        match added.await {
-            Ok(used) => self.used = Some(used),
-            Err(err) => tracing::error!(error = %err, tokens, "counting a stream's tokens failed"),
-        }
-    }
-
-    /// The person's quota after this stream, for the page's meter: the total the charge answered
-    /// (no second round trip to the store), else read.
-    pub async fn quota(&self) -> Option<QuotaStatus> {
-        let (limits, _, _) = self.limits.of(&self.person);
-        match self.used {
-            Some(used) if limits.tokens_per_day > 0 => Some(self.limits.status(used, limits.tokens_per_day)),
-            _ => self.limits.quota(&self.person).await,
-        }
+fn cannot_check(err: StoreError) -> Refusal {
+    tracing::error!(error = %err, "reading or reserving today's token quota failed");
+    Refusal {
+        message: "this Flint cannot check today's token quota right now (details are in its log); try \
+                  again in a minute"
+            .to_owned(),
+        retry_after: Some(Duration::from_secs(60)),
     }
 }
 
-impl Drop for StreamPermit {
-    fn drop(&mut self) {
-        if let Some(c) = self.limits.counts().get_mut(&self.person) {
-            c.streams = c.streams.saturating_sub(1);
-        }
-    }
-}
+#[path = "limits_permit.rs"]
+mod permit;
+pub use permit::StreamPermit;
 
 #[cfg(test)]
 #[path = "limits_tests.rs"]

@@ -35,6 +35,10 @@ Without a file, FLINT_OPENAI_BASE_URL, FLINT_OPENAI_MODELS and FLINT_OPENAI_API_
 OpenAI-compatible provider. Logging: RUST_LOG (default info).
 Access tokens (auth.mode = \"tokens\"): flint-gateway token create NAME | list | revoke NAME";
 
+/// The longest the process waits, once its sockets are closed, for the store to count the tokens
+/// of its last streams.
+const SETTLE_PATIENCE: Duration = Duration::from_secs(10);
+
 #[derive(Default)]
 struct Args {
     config: Option<PathBuf>,
@@ -163,12 +167,20 @@ async fn main() -> ExitCode {
         tracing::info!("metrics are served on http://{addr}/metrics only");
         tokio::spawn(serve::serve(listener, metrics_app(state.clone()), limits.clone(), shutdown.clone()));
     }
-    match serve::serve_draining(listener, app(state), limits, stop_accepting, shutdown).await {
+    match serve::serve_draining(listener, app(state.clone()), limits, stop_accepting, shutdown).await {
         Ok(()) => {
             // HTTP connections are done, but upgraded sockets live in their own tasks: wait for the
             // drain to end, then give the sockets a moment to send their close frames.
             let _ = drain.await;
             tokio::time::sleep(Duration::from_millis(200)).await;
+            // Every stream ended with its socket: what each generated is charged to the day's
+            // quota (in the shared store, for the other gateways) before the process is gone.
+            if !state.people().settled(SETTLE_PATIENCE).await {
+                tracing::error!(
+                    "the store did not answer within {} s; the last streams' tokens may be uncounted",
+                    SETTLE_PATIENCE.as_secs()
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(err) => {

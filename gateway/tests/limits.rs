@@ -8,7 +8,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use common::{Client, Gateway, start_upstream_with};
 use flint_gateway::config::{Config, PersonLimits, ProviderConfig};
-use flint_protocol::{ErrorCode, ServerMessage};
+use flint_protocol::{ErrorCode, FinishReason, ServerMessage};
 use flint_scripted_upstream::{Options, fixtures_dir};
 
 /// A gateway on loopback, where everyone gets `limits.signed_in` (here, `limits`).
@@ -112,9 +112,10 @@ async fn the_daily_quota_is_reported_spent_and_then_refused_until_midnight() {
     );
     tab.start(1, "counter@5000").await;
     let (done, others) = tab.collect(&[1]).await;
-    let ServerMessage::Done { usage, .. } = &done[0].1.end else { panic!("{:?}", done[0].1.end) };
+    let ServerMessage::Done { usage, finish, .. } = &done[0].1.end else { panic!("{:?}", done[0].1.end) };
     let spent = u64::from(usage.completion_tokens);
-    assert!(spent > 50, "the counter fixture is longer than the quota: {spent}");
+    // The counter fixture is longer than the quota: the stream reserved all of it and was cut there.
+    assert_eq!((spent, *finish), (50, FinishReason::Length), "the answer ends at the quota");
     assert!(
         others.iter().any(|f| matches!(f, ServerMessage::Quota { used, .. } if *used == spent)),
         "no quota frame before Done: {others:?}"

@@ -105,6 +105,84 @@ async fn the_operators_daily_quota_does_not_apply_to_an_own_key() {
     );
 }
 
+#[tokio::test]
+async fn a_key_no_header_can_carry_is_refused_with_a_sentence_and_not_kept() {
+    let gw = gateway(true, 0).await;
+    let mut tab = Client::connect(gw.addr).await;
+    let long = "k".repeat(1_025);
+    for bad in [&format!("{OWN_KEY}\r\nX-Injected: 1"), "sk own key", "sk-\u{e9}t\u{e9}", long.as_str()] {
+        tab.send(&use_key(Some(bad))).await;
+        match tab.next().await {
+            ServerMessage::Error { stream: None, code: ErrorCode::InvalidParams, message, .. } => {
+                assert!(message.contains("not a key scripted can take"), "{message}");
+                assert!(
+                    !message.contains(OWN_KEY) && !message.contains("kkkk"),
+                    "the key came back: {message}"
+                );
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+    // Surrounding whitespace is trimmed, and the 1,024-character key is taken.
+    tab.send(&use_key(Some(&format!("  {OWN_KEY}\n")))).await;
+    tab.run(1, "counter@5000").await;
+    tab.send(&use_key(Some(&long[..1_024]))).await;
+    tab.run(2, "counter@5000").await;
+    let log = gw.upstream.requests();
+    assert!(log.iter().all(|r| r.authorization), "a request went without a key: {log:?}");
+    assert_eq!(log[0].key_tail.as_deref(), Some(tail(OWN_KEY).as_str()), "the trimmed key went");
+    assert_eq!(log[1].key_tail.as_deref(), Some("kkkk"));
+}
+
+#[tokio::test]
+async fn an_own_key_does_not_skip_starts_per_minute_or_running_streams() {
+    let gw = start_upstream_with(Options::new(fixtures_dir()), |config| {
+        config.limits.signed_in =
+            PersonLimits { streams: 2, starts_per_minute: 3, ..PersonLimits::default() };
+        if let ProviderConfig::Openai(openai) = &mut config.providers[0] {
+            openai.allow_user_keys = true;
+        }
+    })
+    .await;
+    let mut tab = Client::connect(gw.addr).await;
+    // A junk key, on an upstream that does not check keys.
+    tab.send(&use_key(Some("junk"))).await;
+    tab.start(1, "large@200").await;
+    tab.start(2, "large@200").await;
+    // Both are running (and reached the upstream) before the third asks.
+    let mut started = 0;
+    while started < 2 {
+        if matches!(tab.next().await, ServerMessage::Started { .. }) {
+            started += 1;
+        }
+    }
+    tab.start(3, "large@200").await;
+    let (ended, _) = tab.collect(&[3]).await;
+    match &ended[0].1.end {
+        ServerMessage::Error { code: ErrorCode::RateLimited, message, .. } => {
+            assert!(message.contains("limits.signed_in.streams"), "{message}");
+        }
+        other => panic!("a third stream at once is over the limit: {other:?}"),
+    }
+    for id in [1, 2] {
+        tab.send(&ClientMessage::Cancel { stream: id }).await;
+    }
+    tab.collect(&[1, 2]).await;
+    tab.start(4, "counter@5000").await;
+    tab.start(5, "counter@5000").await;
+    let (ended, _) = tab.collect(&[4, 5]).await;
+    let refused: Vec<_> = ended
+        .iter()
+        .filter_map(|(_, o)| match &o.end {
+            ServerMessage::Error { code: ErrorCode::RateLimited, message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "three starts a minute, with an own key too: {ended:?}");
+    assert!(refused[0].contains("starts_per_minute"), "{}", refused[0]);
+    assert_eq!(gw.upstream.requests().len(), 3, "a refused start reached the upstream");
+}
+
 /// Every log line, at `trace`, while a person's key is used.
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);

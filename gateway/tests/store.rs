@@ -160,6 +160,11 @@ async fn the_days_tokens_add_up_per_person_and_day(backend: Backend) {
     assert_eq!(store.add_tokens("p", 100, 30).await.expect("add"), 30);
     assert_eq!(store.add_tokens("p", 100, 12).await.expect("add"), 42);
     assert_eq!(store.add_tokens("q", 100, 5).await.expect("add"), 5);
+    // What a stream reserved and did not generate is given back, never below zero.
+    assert_eq!(store.add_tokens("p", 100, -40).await.expect("give back"), 2);
+    assert_eq!(store.add_tokens("q", 100, -9).await.expect("give back"), 0);
+    assert_eq!(store.add_tokens("r", 100, -9).await.expect("give back"), 0, "a first count starts at zero");
+    assert_eq!(store.add_tokens("p", 100, 40).await.expect("add"), 42);
     assert_eq!(store.tokens_used("p", 101).await.expect("read"), 0, "a new day starts at zero");
     store.add_tokens("p", 102, 1).await.expect("add");
     assert_eq!(store.tokens_used("p", 100).await.expect("read"), 0, "days before yesterday are forgotten");

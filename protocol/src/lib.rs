@@ -39,8 +39,10 @@ pub enum ClientMessage {
     },
     /// Use the person's own key for a provider's models on this connection (`key: None` stops).
     /// Sent only over the socket, kept in the gateway's memory for this connection alone, and
-    /// refused for providers whose operator did not allow it ([`ModelInfo::user_key`]). Added in
-    /// protocol 1 without a bump: a gateway that does not know it answers `bad_frame`.
+    /// refused for providers whose operator did not allow it ([`ModelInfo::user_key`]). Trimmed; a
+    /// key that is not printable ASCII without spaces, or longer than 1,024 characters, is refused
+    /// with `invalid_params` and not kept. Added in protocol 1 without a bump: a gateway that does
+    /// not know it answers `bad_frame`.
     UseKey {
         /// The provider's name (the `provider` of `provider/model`).
         provider: String,

@@ -44,7 +44,8 @@ test('the daily quota is shown, spent, and refused with when it renews; an own k
   await waitForStatus(page, 'done');
   await assertEventually(async () => !/700 of 700/.test(await page.getByTestId('quota').textContent()),
     'the meter did not count the answer');
-  // The counter fixture is about 560 tokens: the second answer goes over, the third is refused.
+  // The counter fixture is about 560 tokens: the second answer gets the 140 or so left and is cut
+  // there, the third is refused.
   await run(page, 'a counter again');
   await waitForStatus(page, 'done');
   await run(page, 'one more');

@@ -54,13 +54,22 @@ pub(crate) fn credentials(
 }
 
 /// A person's own key: sent and scrubbed like the operator's, and named as theirs in errors.
-pub(crate) fn user_credentials(key: &Secret) -> Credentials {
+/// `None` if it cannot go in a header (the socket refuses such keys before they get here): a
+/// request must not go without the key its person chose.
+pub(crate) fn user_credentials(key: &Secret) -> Option<Credentials> {
     let key = key.expose().trim();
-    let authorization = HeaderValue::from_str(&format!("Bearer {key}")).ok().map(|mut value| {
-        value.set_sensitive(true);
-        value
-    });
-    Credentials { authorization, redactor: Arc::new(Redactor::new(Some(key))), hint: KeyHint::User }
+    let mut authorization = HeaderValue::from_str(&format!("Bearer {key}")).ok()?;
+    authorization.set_sensitive(true);
+    Some(Credentials {
+        authorization: Some(authorization),
+        redactor: user_redactor(key),
+        hint: KeyHint::User,
+    })
+}
+
+/// What scrubs a person's own key from what comes back.
+fn user_redactor(key: &str) -> Arc<Redactor> {
+    Arc::new(Redactor::new(Some(key.trim())))
 }
 
 /// The key a request goes with: the person's own when they set one and the operator allows it,
@@ -72,7 +81,11 @@ pub(crate) fn key_for(
     operator_problem: Option<String>,
 ) -> Result<Option<Credentials>, ProviderError> {
     match (&request.key, allow_user_keys) {
-        (Some(key), true) => Ok(Some(user_credentials(key))),
+        (Some(key), true) => user_credentials(key).map(Some).ok_or_else(|| {
+            ProviderError::Unauthorized(format!(
+                "your own key for {name} cannot be sent (it holds a character no header may); set it again"
+            ))
+        }),
         (Some(_), false) => Err(ProviderError::Unauthorized(format!(
             "{name} does not take your own key here; the operator can allow it with allow_user_keys"
         ))),
@@ -90,7 +103,7 @@ pub(crate) fn scrubber_for(
     allow_user_keys: bool,
 ) -> Option<Box<dyn TextScrubber>> {
     let redactor = match &request.key {
-        Some(key) if allow_user_keys => user_credentials(key).redactor,
+        Some(key) if allow_user_keys => user_redactor(key.expose()),
         _ => own.clone(),
     };
     Some(Box::new(redactor.stream()))

@@ -195,9 +195,11 @@ pub trait Store: Send + Sync {
     /// Ends a session; nothing happens for an unknown one.
     async fn close_session(&self, session_hash: &str) -> Result<(), StoreError>;
 
-    /// Adds `tokens` to what `person` generated on `day` (days since the epoch, UTC); the new
-    /// total. Days before yesterday are forgotten.
-    async fn add_tokens(&self, person: &str, day: i64, tokens: u64) -> Result<u64, StoreError>;
+    /// Adds `tokens` to what `person` generated (or holds for answers still running) on `day`
+    /// (days since the epoch, UTC), in one atomic step; the new total. Negative `tokens` give back
+    /// (a reservation an answer did not use); the total never goes below 0. Days before yesterday
+    /// are forgotten.
+    async fn add_tokens(&self, person: &str, day: i64, tokens: i64) -> Result<u64, StoreError>;
 
     /// What `person` generated on `day`.
     async fn tokens_used(&self, person: &str, day: i64) -> Result<u64, StoreError>;

@@ -345,17 +345,18 @@ impl Store for PgStore {
         Ok(())
     }
 
-    async fn add_tokens(&self, person: &str, day: i64, tokens: u64) -> Result<u64, StoreError> {
+    async fn add_tokens(&self, person: &str, day: i64, tokens: i64) -> Result<u64, StoreError> {
         let pool = self.pool().await?;
-        // One statement: two gateways charging the same person at once both count.
+        // One statement: two gateways charging the same person at once both count, and each
+        // sees the total its own addition made (a reservation is decided on it).
         let used: i64 = sqlx::query_scalar(
-            "INSERT INTO token_use (person, day, tokens) VALUES ($1, $2, $3)
-             ON CONFLICT (person, day) DO UPDATE SET tokens = token_use.tokens + EXCLUDED.tokens
+            "INSERT INTO token_use (person, day, tokens) VALUES ($1, $2, GREATEST($3, 0))
+             ON CONFLICT (person, day) DO UPDATE SET tokens = GREATEST(token_use.tokens + $3, 0)
              RETURNING tokens",
         )
         .bind(person)
         .bind(day)
-        .bind(i64::try_from(tokens).unwrap_or(i64::MAX))
+        .bind(tokens)
         .fetch_one(pool)
         .await?;
         if self.swept_day.fetch_max(day, Ordering::Relaxed) < day {

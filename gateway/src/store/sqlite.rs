@@ -283,11 +283,11 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn add_tokens(&self, person: &str, day: i64, tokens: u64) -> Result<u64, StoreError> {
+    async fn add_tokens(&self, person: &str, day: i64, tokens: i64) -> Result<u64, StoreError> {
         let mut quotas = self.quotas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         quotas.retain(|(_, d), _| *d >= day - 1);
         let used = quotas.entry((person.to_owned(), day)).or_default();
-        *used = used.saturating_add(tokens);
+        *used = used.saturating_add_signed(tokens);
         Ok(*used)
     }
 

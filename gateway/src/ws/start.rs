@@ -50,20 +50,24 @@ where
         if let Err(message) = check_sampling(&start.params) {
             return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
         }
+        let mut params = start.params;
+        let max_tokens = capped_max_tokens(params.max_tokens, limits.max_tokens);
+        params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
+        // Each part of an auto-continued answer may write `max_tokens`.
+        let parts = 1 + u32::from(params.auto_continue.unwrap_or(0));
         let key = self.session.keys.get(provider.name()).cloned();
         let people = self.state.people();
         let permitted = if key.is_some() {
             people.start_stream_own_key(&self.session.person)
         } else {
-            people.start_stream(&self.session.person).await
+            people.start_stream(&self.session.person, max_tokens, parts).await
         };
         let permit = match permitted {
             Ok(permit) => permit,
             Err(refusal) => return self.send(refused(Some(id), refusal)).await,
         };
-        let mut params = start.params;
-        params.max_tokens = Some(capped_max_tokens(params.max_tokens, limits.max_tokens));
-        params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
+        // A start that got less than it asked of the day's quota asks the upstream for no more.
+        params.max_tokens = Some(permit.limit().map_or(max_tokens, |limit| max_tokens.min(limit.max(1))));
         tracing::info!(stream = id, model = %start.model, "stream start");
         let cancel = CancellationToken::new();
         let job = StreamJob {

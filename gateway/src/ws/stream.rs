@@ -48,10 +48,11 @@ struct Frames {
     coalescer: Coalescer,
     seq: u32,
     started: bool,
-    chunks: u32,
     usage: Option<Usage>,
     received_at: Instant,
     first_text_at: Option<Instant>,
+    /// The person's place among their streams; counts the text events (the tokens charged when
+    /// the provider reports none) and holds the stream to what its start reserved.
     permit: StreamPermit,
     metrics: Arc<Metrics>,
     /// When the oldest text waiting in the coalescer arrived: a frame's relay latency is how long
@@ -94,7 +95,6 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         coalescer: Coalescer::new(FRAME_INTERVAL),
         seq: 0,
         started: false,
-        chunks: 0,
         usage: None,
         received_at,
         first_text_at: None,
@@ -125,8 +125,13 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 frames.answered(item.is_some());
                 match item {
                 Some(Ok(ProviderEvent::Delta(text))) => {
+                    // All that its start reserved of the day's quota is written: an upstream
+                    // that ignored its length limit is cut here, as if it had kept to it.
+                    if !frames.permit.generated() {
+                        drop(upstream);
+                        break frames.done(FinishReason::Length).await;
+                    }
                     let now = Instant::now();
-                    frames.chunks += 1;
                     frames.pending_since.get_or_insert(now);
                     if frames.coalescer.push(&text, now) {
                         armed = false;
@@ -153,6 +158,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
                 Some(Ok(ProviderEvent::Usage { prompt_tokens, completion_tokens })) => {
                     frames.usage = Some(Usage { prompt_tokens, completion_tokens });
+                    frames.permit.reported(completion_tokens);
                 }
                 Some(Ok(ProviderEvent::Finished(reason))) => {
                     drop(upstream);
@@ -181,8 +187,9 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     if result.is_err() {
         tracing::debug!("connection closed before the stream ended");
         // No Done was sent: charge what was generated anyway.
-        frames.permit.charge(frames.chunks).await;
-        frames.metrics.tokens(frames.chunks);
+        let tokens = frames.tokens();
+        frames.permit.charge(tokens).await;
+        frames.metrics.tokens(tokens);
     }
     id
 }
@@ -257,7 +264,9 @@ impl Frames {
     async fn done(&mut self, finish: FinishReason) -> Result<(), Gone> {
         self.flush(Instant::now()).await?;
         let now = Instant::now();
-        let usage = self.usage.unwrap_or(Usage { prompt_tokens: None, completion_tokens: self.chunks });
+        let usage = self
+            .usage
+            .unwrap_or(Usage { prompt_tokens: None, completion_tokens: self.permit.generated_count() });
         let metrics = self.metrics(now, usage.completion_tokens);
         tracing::info!(
             finish = ?finish,
@@ -274,7 +283,7 @@ impl Frames {
     /// Reports `err` after the text received before it.
     async fn fail(&mut self, err: ProviderError) -> Result<(), Gone> {
         self.flush(Instant::now()).await?;
-        self.charge(self.usage.map_or(self.chunks, |u| u.completion_tokens)).await?;
+        self.charge(self.tokens()).await?;
         let code: ErrorCode = err.code();
         self.metrics.error(code);
         tracing::info!(?code, message = %err, "stream failed");
@@ -286,6 +295,11 @@ impl Frames {
             retry_after_ms,
         });
         self.send(frame, true).await
+    }
+
+    /// The tokens generated: the provider's count, else the text events.
+    fn tokens(&self) -> u32 {
+        self.usage.map_or_else(|| self.permit.generated_count(), |u| u.completion_tokens)
     }
 
     /// Counts the stream's tokens against the person's day, and tells the page what is left

@@ -224,6 +224,7 @@ fn respond(
     };
     let limit = ["max_completion_tokens", "max_tokens"]
         .iter()
+        .filter(|_| !shared.options.ignore_max_tokens)
         .find_map(|field| body.get(*field).and_then(Value::as_u64))
         .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
     let count = tokens.len().min(limit);

@@ -10,7 +10,8 @@
 //! browser. With [`Options::single_slot`] it serves one answer at a time and interrupts it for the
 //! next, as llama-cpp-python does. With [`Options::context`] it reports a context window where vLLM (`/v1/models`),
 //! llama.cpp (`GET /props`) or Ollama (`POST /api/show`) do. An answer stops at the request's
-//! `max_tokens` (or `max_completion_tokens`) with `finish_reason: "length"`; with
+//! `max_tokens` (or `max_completion_tokens`) with `finish_reason: "length"` (unless
+//! [`Options::ignoring_max_tokens`]); with
 //! [`Options::continuation`] a request to go on with it gets the rest ([`Continuation`]). Every
 //! request is logged:
 //! `GET /__requests` returns the [`RequestRecord`]s as JSON (`closed_early` is a cancel seen at the
@@ -81,6 +82,9 @@ pub struct Options {
     /// handshake is refused with 403, and its HTTP request with 400 "No connected db.". `None`
     /// (the default): any key, or none.
     pub responses_key: Option<String>,
+    /// Stream whole answers whatever `max_tokens` a chat completion asks for, as a server that
+    /// ignores the length limit (off by default).
+    pub ignore_max_tokens: bool,
 }
 
 /// The context window the server reports, in the places real servers do. Each `None` leaves that
@@ -113,7 +117,14 @@ impl Options {
             input_token_cost: Duration::ZERO,
             responses_websocket: true,
             responses_key: None,
+            ignore_max_tokens: false,
         }
+    }
+
+    /// Ignores every chat completion's `max_tokens` (see [`Options::ignore_max_tokens`]).
+    pub fn ignoring_max_tokens(mut self) -> Self {
+        self.ignore_max_tokens = true;
+        self
     }
 
     /// Accepts only `key` at `/v1/responses` (see [`Options::responses_key`]).
