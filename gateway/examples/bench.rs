@@ -62,10 +62,13 @@ struct Args {
     runs: usize,
     tokens: u32,
     long_runs: usize,
+    /// A daily token quota for the bench's person (`--quota N`): each stream then reserves and
+    /// settles its share in the store, the cost a hosted gateway pays. `None`: no quota.
+    quota: Option<u64>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
-    let mut args = Args { out: None, runs: 30, tokens: 5_000, long_runs: 5 };
+    let mut args = Args { out: None, runs: 30, tokens: 5_000, long_runs: 5, quota: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().with_context(|| format!("{flag} needs a value"));
@@ -74,8 +77,10 @@ fn parse_args() -> anyhow::Result<Args> {
             "--runs" => args.runs = value()?.parse()?,
             "--tokens" => args.tokens = value()?.parse()?,
             "--long-runs" => args.long_runs = value()?.parse()?,
+            "--quota" => args.quota = Some(value()?.parse()?),
             other => bail!(
-                "unknown argument {other}; usage: bench [--out FILE] [--runs N] [--tokens N] [--long-runs N]"
+                "unknown argument {other}; usage: bench [--out FILE] [--runs N] [--tokens N] [--long-runs N] \
+                 [--quota TOKENS]"
             ),
         }
     }
@@ -95,7 +100,7 @@ async fn main() -> anyhow::Result<()> {
         reasoning: None,
         price: None,
     });
-    let config = Config {
+    let mut config = Config {
         providers: vec![ProviderConfig::Openai(OpenAiConfig {
             name: "scripted".into(),
             base_url: base.clone(),
@@ -109,6 +114,13 @@ async fn main() -> anyhow::Result<()> {
             allow_user_keys: false,
         })],
         ..Config::default()
+    };
+    // On loopback the bench's person gets the signed-in limits: none but the quota, if asked.
+    config.limits.signed_in = flint_gateway::config::PersonLimits {
+        sockets: 0,
+        streams: 0,
+        starts_per_minute: 0,
+        tokens_per_day: args.quota.unwrap_or(0),
     };
     let state = AppState::from_config(&config, &|_| None);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -357,6 +369,12 @@ fn report(args: &Args, rows: &[Row]) -> String {
          median of {} pairs.\n",
         args.runs, args.long_runs
     );
+    if let Some(quota) = args.quota {
+        let _ = writeln!(
+            out,
+            "- With a daily quota of {quota} tokens (`--quota`): each stream reserves and settles its share.\n"
+        );
+    }
     let _ = writeln!(out, "## Time to first token (ms)\n");
     let _ = writeln!(
         out,
