@@ -35,11 +35,7 @@ fn proxied(configure: impl FnOnce(&mut AuthConfig)) -> Auth {
 fn forwarded_addresses_are_believed_only_from_a_trusted_proxy() {
     let a = proxied(|_| {});
     let h = headers(&[("x-forwarded-for", "6.6.6.6, 203.0.113.9, 10.0.0.7")]);
-    assert_eq!(
-        a.client_ip(Some(ip("10.0.0.1")), &h),
-        Ok(ip("203.0.113.9")),
-        "the last address not a proxy"
-    );
+    assert_eq!(a.client_ip(Some(ip("10.0.0.1")), &h), Ok(ip("203.0.113.9")), "the last address not a proxy");
     assert_eq!(a.client_ip(Some(ip("198.51.100.1")), &h), Ok(ip("198.51.100.1")), "a stranger's claim");
     assert_eq!(a.client_ip(Some(ip("::ffff:10.0.0.1")), &headers(&[])), Ok(ip("10.0.0.1")));
     assert_eq!(a.client_ip(None, &h), Ok(ip("0.0.0.0")));
@@ -47,11 +43,7 @@ fn forwarded_addresses_are_believed_only_from_a_trusted_proxy() {
     assert_eq!(a.client_ip(Some(ip("10.0.0.1")), &garbage), Ok(ip("203.0.113.9")), "claims are not read");
     let hidden = headers(&[("x-forwarded-for", "unknown")]);
     assert!(a.client_ip(Some(ip("10.0.0.1")), &hidden).is_err(), "never the proxy's own address");
-    assert_eq!(
-        a.client_ip(Some(ip("198.51.100.1")), &hidden),
-        Ok(ip("198.51.100.1")),
-        "nor a stranger's"
-    );
+    assert_eq!(a.client_ip(Some(ip("198.51.100.1")), &hidden), Ok(ip("198.51.100.1")), "nor a stranger's");
 }
 
 #[test]
