@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{Request, StatusCode};
-use common::{Client, Gateway, env, handshake, handshake_with_cookie, start_with};
+use common::tokens::{database, http, now, with_tokens};
+use common::{Client, env, handshake, handshake_with_cookie};
 use flint_gateway::auth::SESSION_COOKIE;
-use flint_gateway::auth::store::{AuthStore, hash};
+use flint_gateway::auth::store::hash;
 use flint_gateway::config::{AuthConfig, AuthMode, Config};
 use flint_gateway::{AppState, app};
 use tokio_tungstenite::tungstenite::Error as WsError;
@@ -29,36 +30,6 @@ fn temp_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("flint-auth-{tag}-{}-{nanos}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
-
-/// The auth database of the test `tag` (one per test process and tag).
-fn database(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flint-auth-{tag}-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    dir.join("auth.sqlite3")
-}
-
-/// A gateway asking for tokens, its store (the same file), and a token for "ada".
-async fn with_tokens(tag: &str, configure: impl FnOnce(&mut Config)) -> (Gateway, AuthStore, String) {
-    let db = database(tag);
-    let _ = std::fs::remove_file(&db);
-    let gw = start_with(|config| {
-        config.auth.mode = AuthMode::Tokens;
-        config.auth.database = db.clone();
-        configure(config);
-    })
-    .await;
-    let store = AuthStore::open(&db).expect("the gateway's store opens");
-    let token = store.create_token("ada", now()).await.expect("a token");
-    (gw, store, token)
-}
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
 }
 
 /// Posts the sign-in form as the gateway's own page would (`origin` its scheme and address).

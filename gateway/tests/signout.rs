@@ -6,45 +6,13 @@
 mod common;
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use common::{Client, Gateway, start_with};
-use flint_gateway::auth::store::AuthStore;
+use common::Client;
+use common::tokens::{http, with_tokens};
 use flint_gateway::auth::{SECURE_SESSION_COOKIE, SESSION_COOKIE};
-use flint_gateway::config::{AuthMode, Config};
 use flint_protocol::{ClientMessage, ErrorCode, ServerMessage};
-
-fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
-
-fn database(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("flint-signout-{tag}-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    dir.join("auth.sqlite3")
-}
-
-/// A gateway asking for tokens, its store (the same file, as `flint-gateway token` opens it) and
-/// a token for "ada".
-async fn with_tokens(tag: &str, configure: impl FnOnce(&mut Config)) -> (Gateway, AuthStore, String) {
-    let db = database(tag);
-    let _ = std::fs::remove_file(&db);
-    let gw = start_with(|config| {
-        config.auth.mode = AuthMode::Tokens;
-        config.auth.database = db.clone();
-        configure(config);
-    })
-    .await;
-    let store = AuthStore::open(&db).expect("the gateway's store opens");
-    let token = store.create_token("ada", now()).await.expect("a token");
-    (gw, store, token)
-}
-
-fn http() -> reqwest::Client {
-    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
-}
 
 /// Posts the sign-in form as the gateway's own page would, through `client`, with `extra` headers.
 async fn sign_in_with(

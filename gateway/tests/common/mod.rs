@@ -2,6 +2,8 @@
 
 #![allow(dead_code, missing_docs)]
 
+pub mod tokens;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
