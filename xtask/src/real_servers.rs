@@ -126,9 +126,9 @@ fn llama_wheel(python: &Path, constraints: &Path) -> Result<PathBuf> {
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         bail!("building {key} failed ({status}); the end of {}:\n{}", log_path.display(), tail.join("\n"));
     }
-    check_portable(&text).map_err(|err| {
+    // A native wheel must not stay in the cache to be installed next time.
+    check_portable(&text).inspect_err(|_| {
         let _ = std::fs::remove_dir_all(&dir);
-        err
     })?;
     println!("real servers: built in {:.0?}", started.elapsed());
     Ok(dir)
