@@ -7,7 +7,7 @@
 // model `beacon-<what>` to the scripted upstream, whose request log the tests read.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus } from './harness.mjs';
+import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus, worstFrameGap } from './harness.mjs';
 
 const flint = useFlint({ models: ['attack-topic@2000', 'attack-port@2000', 'attack-bytes@2000'] });
 
@@ -16,24 +16,6 @@ async function beacons(prefix) {
   const log = await flint.upstream.requests();
   return log.filter((r) => r.model.startsWith(`beacon-${prefix}`))
     .map((r) => ({ what: r.model.slice(7 + prefix.length), text: String(r.body?.messages?.[0]?.content ?? '') }));
-}
-
-/** The longest gap between the app's animation frames over `ms`, or Infinity when it does not answer. */
-async function worstFrameGap(page, ms) {
-  const probe = page.evaluate(async (ms) => {
-    let worst = 0;
-    let last = performance.now();
-    const end = last + ms;
-    while (performance.now() < end) {
-      await new Promise((r) => requestAnimationFrame(r));
-      const now = performance.now();
-      worst = Math.max(worst, now - last);
-      last = now;
-    }
-    return worst;
-  }, ms);
-  const timeout = new Promise((r) => setTimeout(() => r(Infinity), ms + 10_000));
-  return Promise.race([probe, timeout]);
 }
 
 test('a page in its check frame cannot learn the prompt\'s words, and the topic is still checked', async () => {

@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import { deflateSync } from 'node:zlib';
 import {
   assertEventually, editorText, openFlint, runPrompt, savedSession, streamStatus, useFlint, waitConnected,
-  waitForStatus,
+  waitForStatus, worstFrameGap,
 } from './harness.mjs';
 
 const flint = useFlint({
@@ -35,24 +35,6 @@ async function beacons(prefix) {
 async function runtimeFrame(page, scope = page) {
   const handle = await scope.locator('iframe[title="Preview"]').first().elementHandle();
   return handle.contentFrame();
-}
-
-/** The longest gap between animation frames over `ms`, or Infinity when the page does not answer. */
-async function worstFrameGap(page, ms) {
-  const probe = page.evaluate(async (ms) => {
-    let worst = 0;
-    let last = performance.now();
-    const end = last + ms;
-    while (performance.now() < end) {
-      await new Promise((r) => requestAnimationFrame(r));
-      const now = performance.now();
-      worst = Math.max(worst, now - last);
-      last = now;
-    }
-    return worst;
-  }, ms);
-  const timeout = new Promise((r) => setTimeout(() => r(Infinity), ms + 10_000));
-  return Promise.race([probe, timeout]);
 }
 
 async function consoleLines(page) {

@@ -281,3 +281,21 @@ export async function startCutProxy(targetPort) {
     },
   };
 }
+
+/** The longest gap between the app's animation frames over `ms`, or Infinity when it does not answer. */
+export async function worstFrameGap(page, ms) {
+  const probe = page.evaluate(async (ms) => {
+    let worst = 0;
+    let last = performance.now();
+    const end = last + ms;
+    while (performance.now() < end) {
+      await new Promise((r) => requestAnimationFrame(r));
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }
+    return worst;
+  }, ms);
+  const timeout = new Promise((r) => setTimeout(() => r(Infinity), ms + 10_000));
+  return Promise.race([probe, timeout]);
+}
