@@ -114,7 +114,8 @@ async fn owners_are_salted_hashes_one_salt_per_database(backend: Backend) {
     assert_eq!(first.len(), 32);
     assert_eq!(backend.open().salt().await.expect("salt"), first, "reopening keeps the salt");
     let key = person_key(&first, &address("203.0.113.9"));
-    assert!(key.len() == 64 && !key.contains("203"), "{key}");
+    // Hex of a salted hash: the address itself never shows (a bare "203" may, by chance, 1.5% of runs).
+    assert!(key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()) && !key.contains("203.0"), "{key}");
     assert_eq!(person_key(&first, &address("::ffff:203.0.113.9")), key, "one address through IPv6");
     let (a, b) = (address("2001:db8:1:2::1"), address("2001:db8:1:2:ffff::9"));
     assert_eq!(person_key(&first, &a), person_key(&first, &b), "one /64 is one person");
