@@ -14,8 +14,7 @@ use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use super::saved::{
-    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, history_entries, restore, spent_record,
-    storage_problem,
+    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, restore, spent_record, storage_problem,
 };
 use super::throttle::SaveThrottle;
 use crate::context::{FanOut, ModelChoice};
@@ -24,6 +23,10 @@ use crate::interop::store::{SessionStore, StoreError};
 use crate::interop::{epoch_ms, now_ms};
 use crate::models::is_usable;
 use crate::run::{RunEvent, RunObserver, Runner, StreamStatus};
+
+mod history;
+
+pub use history::History;
 
 /// What the person sees of saving; provided as context by the app.
 #[derive(Clone)]
@@ -34,79 +37,6 @@ pub struct SessionStatus {
     pub problem: RwSignal<Option<String>>,
     /// Earlier generations, kept until the person deletes them.
     pub history: History,
-}
-
-/// The history of generations: list, reopen, delete.
-#[derive(Clone)]
-pub struct History {
-    saver: SendWrapper<Rc<Saver>>,
-    draft: Draft,
-    /// Bumped when entries are added or removed, so a shown list reloads.
-    pub changed: RwSignal<u32>,
-}
-
-impl History {
-    /// Every entry, newest first; empty when the browser keeps nothing.
-    pub async fn entries(&self) -> Vec<SavedGeneration> {
-        let store = self.saver.store.borrow().clone();
-        let Some(store) = store else { return Vec::new() };
-        match store.history().await {
-            Ok(records) => history_entries(&records),
-            Err(err) => {
-                self.saver.warn(&err);
-                Vec::new()
-            }
-        }
-    }
-
-    /// Puts `entry` back: its prompt in the prompt box, its code in the editor and the preview.
-    /// Later edits go to this entry.
-    pub fn open(&self, entry: SavedGeneration) {
-        self.saver.runner.show_code(entry.code.clone());
-        self.draft.prompt.set(entry.prompt.clone());
-        self.saver.code_changed.set(false);
-        self.saver.session.borrow_mut().generation = Some(entry);
-        self.saver.write_now();
-    }
-
-    /// Deletes entry `id`. What is on screen stays, but is no longer kept in the history.
-    pub fn delete(&self, id: u64) {
-        self.forget(|g| g.id == Some(id));
-        let write = self.saver.store.borrow().as_ref().map(|store| store.delete_history(id));
-        self.finish(write);
-    }
-
-    /// Deletes every entry.
-    pub fn clear(&self) {
-        self.forget(|_| true);
-        let write = self.saver.store.borrow().as_ref().map(SessionStore::clear_history);
-        self.finish(write);
-    }
-
-    fn forget(&self, matches: impl Fn(&SavedGeneration) -> bool) {
-        let saver = &self.saver;
-        if let Some(generation) = saver.session.borrow_mut().generation.as_mut()
-            && matches(generation)
-        {
-            generation.id = None;
-        }
-    }
-
-    fn finish(&self, write: Option<impl std::future::Future<Output = Result<(), StoreError>> + 'static>) {
-        let Some(write) = write else { return };
-        let saver = Rc::downgrade(&self.saver);
-        let changed = self.changed;
-        spawn_local(async move {
-            if let Err(err) = write.await
-                && let Some(saver) = saver.upgrade()
-            {
-                saver.warn(&err);
-            }
-            changed.try_update(|n| *n += 1);
-        });
-        // The current record must not bring a deleted entry back on its next write.
-        self.saver.write_now();
-    }
 }
 
 /// Saves the session as `draft`, `choice.picked`, `fan_out.count` and `runner`'s generations

@@ -1,0 +1,86 @@
+//! [`History`]: the person's earlier generations, listed, reopened and deleted through the session's
+//! [`Saver`], so that the current record never brings a deleted entry back.
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use send_wrapper::SendWrapper;
+
+use super::Saver;
+use crate::draft::Draft;
+use crate::interop::store::{SessionStore, StoreError};
+use crate::session::saved::{SavedGeneration, history_entries};
+
+/// The history of generations: list, reopen, delete.
+#[derive(Clone)]
+pub struct History {
+    pub(super) saver: SendWrapper<Rc<Saver>>,
+    pub(super) draft: Draft,
+    /// Bumped when entries are added or removed, so a shown list reloads.
+    pub changed: RwSignal<u32>,
+}
+
+impl History {
+    /// Every entry, newest first; empty when the browser keeps nothing.
+    pub async fn entries(&self) -> Vec<SavedGeneration> {
+        let store = self.saver.store.borrow().clone();
+        let Some(store) = store else { return Vec::new() };
+        match store.history().await {
+            Ok(records) => history_entries(&records),
+            Err(err) => {
+                self.saver.warn(&err);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Puts `entry` back: its prompt in the prompt box, its code in the editor and the preview.
+    /// Later edits go to this entry.
+    pub fn open(&self, entry: SavedGeneration) {
+        self.saver.runner.show_code(entry.code.clone());
+        self.draft.prompt.set(entry.prompt.clone());
+        self.saver.code_changed.set(false);
+        self.saver.session.borrow_mut().generation = Some(entry);
+        self.saver.write_now();
+    }
+
+    /// Deletes entry `id`. What is on screen stays, but is no longer kept in the history.
+    pub fn delete(&self, id: u64) {
+        self.forget(|g| g.id == Some(id));
+        let write = self.saver.store.borrow().as_ref().map(|store| store.delete_history(id));
+        self.finish(write);
+    }
+
+    /// Deletes every entry.
+    pub fn clear(&self) {
+        self.forget(|_| true);
+        let write = self.saver.store.borrow().as_ref().map(SessionStore::clear_history);
+        self.finish(write);
+    }
+
+    fn forget(&self, matches: impl Fn(&SavedGeneration) -> bool) {
+        let saver = &self.saver;
+        if let Some(generation) = saver.session.borrow_mut().generation.as_mut()
+            && matches(generation)
+        {
+            generation.id = None;
+        }
+    }
+
+    fn finish(&self, write: Option<impl std::future::Future<Output = Result<(), StoreError>> + 'static>) {
+        let Some(write) = write else { return };
+        let saver = Rc::downgrade(&self.saver);
+        let changed = self.changed;
+        spawn_local(async move {
+            if let Err(err) = write.await
+                && let Some(saver) = saver.upgrade()
+            {
+                saver.warn(&err);
+            }
+            changed.try_update(|n| *n += 1);
+        });
+        // The current record must not bring a deleted entry back on its next write.
+        self.saver.write_now();
+    }
+}
