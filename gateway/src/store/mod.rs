@@ -26,12 +26,14 @@ mod history;
 mod history_pg;
 mod history_sqlite;
 mod postgres;
+mod postgres_schema;
 mod sqlite;
 mod sqlite_files;
 
 pub use history::{HistoryQuota, HistoryRefused, Positioned, stored_bytes};
 
-pub use postgres::{MIGRATIONS as POSTGRES_MIGRATIONS, PgStore};
+pub use postgres::PgStore;
+pub use postgres_schema::MIGRATIONS as POSTGRES_MIGRATIONS;
 pub use sqlite::SqliteStore;
 pub use sqlite_files::{AUTH_MIGRATIONS, LINK_MIGRATIONS};
 
