@@ -4,47 +4,14 @@
 
 mod pg;
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use flint_gateway::store::{
     AUTH_MIGRATIONS, HistoryQuota, HistoryRefused, POSTGRES_MIGRATIONS, PgStore, SqliteStore, Store,
     stored_bytes,
 };
 use flint_protocol::sync::{HistoryRecord, RecordKind};
-
-/// One backend's database, opened as often as a test likes (as a second gateway would).
-enum Backend {
-    Sqlite(PathBuf),
-    Postgres { url: String, _cluster: Arc<pg::Cluster> },
-}
-
-impl Backend {
-    fn sqlite(tag: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flint-history-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a folder");
-        Self::Sqlite(dir.join("auth.sqlite3"))
-    }
-
-    fn postgres() -> Self {
-        let cluster = pg::Cluster::shared();
-        Self::Postgres { url: cluster.fresh_database(), _cluster: cluster }
-    }
-
-    fn open(&self) -> Arc<dyn Store> {
-        match self {
-            Self::Sqlite(auth) => Arc::new(SqliteStore::open(None, Some(auth))),
-            Self::Postgres { url, .. } => Arc::new(PgStore::new(url, 4)),
-        }
-    }
-}
+use pg::backend::{Backend, conformance};
 
 /// A record whose body is `bytes` long as JSON.
 fn page(id: &str, revision: u64, bytes: usize) -> HistoryRecord {
@@ -150,23 +117,6 @@ async fn concurrent_pushes_never_pass_the_byte_quota(backend: Backend) {
     assert_eq!(a.pull_history("p", 0, 100).await.expect("pull").len(), 5);
 }
 
-macro_rules! conformance {
-    ($($body:ident),* $(,)?) => {
-        mod sqlite {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $body() {
-                super::$body(super::Backend::sqlite(stringify!($body))).await;
-            })*
-        }
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $body() {
-                super::$body(super::Backend::postgres()).await;
-            })*
-        }
-    };
-}
-
 conformance!(
     deleting_frees_room_for_records_and_bytes,
     the_byte_quota_counts_edits_and_refuses_a_push_whole,
@@ -198,7 +148,8 @@ fn old_rows() -> [(&'static str, String, bool, i64); 2] {
 
 #[tokio::test]
 async fn sqlite_an_older_database_is_counted_when_migrated() {
-    let Backend::Sqlite(auth) = Backend::sqlite("migrate") else { unreachable!() };
+    let Backend::Sqlite { auth, .. } = Backend::sqlite("migrate") else { unreachable!() };
+    std::fs::create_dir_all(auth.parent().expect("a folder")).expect("the folder");
     let conn = rusqlite::Connection::open(&auth).expect("open");
     for sql in &AUTH_MIGRATIONS[..2] {
         conn.execute_batch(sql).expect("an older schema");

@@ -5,9 +5,7 @@
 mod pg;
 
 use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use flint_gateway::auth::store::{AuthStore, AuthStoreError, TOKEN_PREFIX};
@@ -16,39 +14,9 @@ use flint_gateway::person::Person;
 use flint_gateway::shares::{Clock, Lookup, Quota, ShareStore};
 use flint_gateway::store::{HistoryQuota, HistoryRefused, PgStore, SqliteStore, Store, person_key};
 use flint_protocol::sync::{HistoryRecord, RecordKind};
+use pg::backend::{Backend, conformance};
 
 const DAY: Duration = Duration::from_secs(86_400);
-
-/// One backend's database, opened as often as a test likes (as a second gateway would).
-enum Backend {
-    Sqlite { links: PathBuf, auth: PathBuf },
-    Postgres { url: String, _cluster: Arc<pg::Cluster> },
-}
-
-impl Backend {
-    fn sqlite(tag: &str) -> Self {
-        static N: AtomicU32 = AtomicU32::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "flint-store-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        Self::Sqlite { links: dir.join("nested/shares.sqlite3"), auth: dir.join("auth.sqlite3") }
-    }
-
-    fn postgres() -> Self {
-        let cluster = pg::Cluster::shared();
-        Self::Postgres { url: cluster.fresh_database(), _cluster: cluster }
-    }
-
-    fn open(&self) -> Arc<dyn Store> {
-        match self {
-            Self::Sqlite { links, auth } => Arc::new(SqliteStore::open(Some(links), Some(auth))),
-            Self::Postgres { url, .. } => Arc::new(PgStore::new(url, 4)),
-        }
-    }
-}
 
 fn shares(store: Arc<dyn Store>, configure: impl FnOnce(&mut ShareConfig)) -> ShareStore {
     let mut config = ShareConfig::default();
@@ -297,23 +265,6 @@ async fn concurrent_pushes_converge_on_the_highest_revision(backend: Backend) {
     assert_eq!(pulled.len(), 2, "one copy per record");
     assert!(pulled.iter().all(|p| p.record.revision == 12), "{pulled:?}");
     assert_ne!(pulled[0].seq, pulled[1].seq);
-}
-
-macro_rules! conformance {
-    ($($body:ident),* $(,)?) => {
-        mod sqlite {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $body() {
-                super::$body(super::Backend::sqlite(stringify!($body))).await;
-            })*
-        }
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $body() {
-                super::$body(super::Backend::postgres()).await;
-            })*
-        }
-    };
 }
 
 conformance!(

@@ -8,6 +8,8 @@
 
 #![allow(dead_code)]
 
+pub mod backend;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
