@@ -236,6 +236,7 @@ pub fn answer_kind(answer: &str) -> AnswerKind {
 }
 
 mod apply;
+mod line_hash;
 #[cfg(test)]
 use apply::split_lines;
 pub use apply::{Applied, EditedFile, Outcome, apply_edits};
