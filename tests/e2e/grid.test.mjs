@@ -207,3 +207,30 @@ test('ten tiles in 1400×900: 5 × 2, every title and number whole, pages scaled
   if (serious) assert.deepEqual(serious, [], 'axe-core finds serious violations in the grid');
   assert.deepEqual(problems, []);
 });
+
+test('comparing models gets the same grid: the whole workspace, pages at 1280 scaled, each model named in full', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('compare-toggle').check();
+  const models = ['scripted/variant@300', 'scripted/variant@40', 'scripted/counter@300'];
+  for (const model of models) {
+    await page.getByTestId('compare-models').locator(`input[value="${model}"]`).check();
+  }
+  await page.getByTestId('prompt-input').fill('a counter');
+  await page.getByTestId('run-button').click();
+  const tiles = page.getByTestId('variation-tile');
+  await assertEventually(async () => (await tiles.count()) === 3, 'there are not three compared models');
+  await waitForStatus(page, 'done', 60_000);
+  assert.equal(await page.locator('.code-pane').isVisible(), false, 'the code pane is still beside the compared models');
+  const boxes = await tileBoxes(tiles);
+  assert.ok(boxes.every((b) => b.y === boxes[0].y) && boxes[2].x + boxes[2].w > 1300, `not three across the window: ${JSON.stringify(boxes)}`);
+  for (let i = 0; i < 3; i++) {
+    const label = tiles.nth(i).locator('.tile-label');
+    assert.equal((await label.textContent()).trim(), models[i]);
+    assert.ok(await label.evaluate((el) => el.scrollWidth <= el.clientWidth), `model ${i + 1}'s name is cut`);
+    const g = await frameGeometry(tiles.nth(i));
+    assert.equal(g.layout, 1280);
+    assert.ok(g.shown < 1280 && Math.abs(g.shown - g.box) <= 1, `model ${i + 1}'s page is not scaled: ${JSON.stringify(g)}`);
+  }
+  assert.equal(await tiles.locator('.tile-model').count(), 0, 'a compared tile repeats its model under its name');
+  assert.deepEqual(problems, []);
+});

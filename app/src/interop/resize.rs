@@ -22,7 +22,7 @@ impl Drop for SizeWatch {
 /// again whenever it changes (not on every frame: the browser calls only after a layout that moved it).
 pub fn watch_size(element: &Element, mut on_size: impl FnMut(f64, f64) + 'static) -> SizeWatch {
     let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-        let last = entries.iter().filter_map(|e| e.dyn_into::<ResizeObserverEntry>().ok()).last();
+        let last = entries.iter().filter_map(|e| e.dyn_into::<ResizeObserverEntry>().ok()).next_back();
         if let Some(entry) = last {
             let rect = entry.content_rect();
             on_size(rect.width(), rect.height());

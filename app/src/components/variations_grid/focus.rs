@@ -40,7 +40,7 @@ pub(super) fn on_grid_key(ev: &KeyboardEvent, grid: NodeRef<Div>, zoom: Zoom, sh
     }
     let Some((key, on_tile)) = tile_key_of(ev.target()) else { return };
     let Some(index) = shown.iter().position(|k| *k == key) else { return };
-    let zoomed = zoom.key.get_untracked().is_some();
+    let zoomed = zoom.key.get_untracked().is_some_and(|k| shown.contains(&k));
     let target = match ev.key().as_str() {
         // Enter on a button inside the tile is that button's; on the tile itself it zooms.
         "Enter" if on_tile && !zoomed => {
