@@ -6,10 +6,10 @@ use leptos::prelude::*;
 
 use crate::budget::use_budget;
 use crate::components::{
-    CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
+    CodeEditor, CodePane, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
     GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
     PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, VariationsGrid, VersionsBar,
+    StorageWarning, VariationsGrid, VersionsBar, provide_preview_width,
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
@@ -44,6 +44,8 @@ pub fn App() -> impl IntoView {
     provide_context(draft);
     let fan_out = provide_fan_out();
     let link = provide_shared_link();
+    provide_preview_width();
+    let code_pane = CodePane::provide();
     open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
     let session = use_session(draft, choice, fan_out, &runner, link.opened.get_untracked());
     // Signed in, the history also follows the person to their other browsers.
@@ -73,6 +75,15 @@ pub fn App() -> impl IntoView {
     let tiles = runner.state().tiles;
     let has_tiles = Memo::new(move |_| tiles.with(|t| !t.is_empty()));
     let showing_tiles = Memo::new(move |_| fan_out.show_tiles.get() && has_tiles.get());
+    // While the grid is shown the code pane is closed unless the person opened it; each new set of
+    // variations closes it again (the grid is what they are for), a retried tile does not.
+    let first_tile = Memo::new(move |_| tiles.with(|t| t.first().map(|t| t.key)));
+    Effect::new(move |_| {
+        if first_tile.get().is_some() {
+            code_pane.open.set(false);
+        }
+    });
+    let grid_wide = Memo::new(move |_| showing_tiles.get() && !code_pane.open.get());
     let review = runner.state().review;
     let reviewing = Memo::new(move |_| review.with(Option::is_some));
 
@@ -100,7 +111,7 @@ pub fn App() -> impl IntoView {
             <ProfileHint />
             <ErrorMessage />
             <MetricsBar />
-            <main class="workspace">
+            <main class="workspace" class:grid-wide=move || grid_wide.get()>
                 <section class="pane code-pane">
                     <div class="pane-title">
                         "Code"

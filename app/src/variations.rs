@@ -3,6 +3,8 @@
 //! tested natively; each tile is a [`crate::generation::Generation`], run by [`crate::run::Runner`].
 
 use flint_protocol::GenParams;
+
+pub mod grid;
 pub use flint_protocol::share::MAX_VARIATIONS;
 
 /// Most models one compare may race.

@@ -40,11 +40,13 @@ test('four variations stream at once, each tile renders its own page, and key 3 
     await assertEventually(async () => (await frame.locator('#variant').textContent()) === `Variant ${order[i]}`,
       `tile ${i + 1} does not show its own page (seed ${order[i]})`);
   }
-  // The finished page runs: its button counts.
+  // The finished page runs: zoomed (a page scaled to its tile is for looking at), its button counts.
   const third = tiles.nth(2).frameLocator('[data-testid="preview-frame"]');
+  await tiles.nth(2).getByTestId('tile-zoom').click();
   await third.locator('#count').click();
   await assertEventually(async () => (await third.locator('#count').textContent()) === 'Clicked 1 times',
     'the third tile\'s script does not run');
+  await page.getByTestId('grid-back').click();
 
   // Keys typed into a tile's page stay there (it is sandboxed): click outside it first, as a person would.
   await page.getByTestId('race-readout').click();

@@ -1,4 +1,5 @@
-//! The preview's width: a phone's, a tablet's or the whole pane, to see a page as each shows it.
+//! The preview's width: a phone's, a tablet's or the whole pane, to see a page as each shows it. One
+//! switch for the main preview and every variation tile ([`PreviewWidth`]).
 
 use leptos::prelude::*;
 
@@ -9,9 +10,25 @@ pub enum DeviceSize {
     Phone,
     /// 820 CSS pixels (a tablet held upright).
     Tablet,
-    /// The whole pane.
+    /// The whole pane (a variation tile: 1280 CSS pixels, a common laptop's).
     #[default]
     Desktop,
+}
+
+/// The width every preview is shown at, shared by the main preview and the variation tiles.
+#[derive(Debug, Clone, Copy)]
+pub struct PreviewWidth(pub RwSignal<DeviceSize>);
+
+/// Provides the shared [`PreviewWidth`] (Desktop until the person switches).
+pub fn provide_preview_width() -> PreviewWidth {
+    let width = PreviewWidth(RwSignal::new(DeviceSize::default()));
+    provide_context(width);
+    width
+}
+
+/// The shared [`PreviewWidth`].
+pub fn expect_preview_width() -> PreviewWidth {
+    expect_context::<PreviewWidth>()
 }
 
 impl DeviceSize {
@@ -23,6 +40,15 @@ impl DeviceSize {
             Self::Phone => "390px",
             Self::Tablet => "820px",
             Self::Desktop => "100%",
+        }
+    }
+
+    /// The width a variation tile lays its page out at, in CSS pixels, before scaling it to the tile.
+    pub fn device_px(self) -> f64 {
+        match self {
+            Self::Phone => 390.0,
+            Self::Tablet => 820.0,
+            Self::Desktop => 1280.0,
         }
     }
 

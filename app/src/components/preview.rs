@@ -3,7 +3,8 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::components::{ChecksBar, DeviceSize};
+use crate::components::ChecksBar;
+use crate::components::device_sizes::expect_preview_width;
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::run::expect_runner;
 
@@ -23,7 +24,7 @@ pub fn Preview() -> impl IntoView {
         attach.attach_preview(Some(frames));
     });
     let held = runner.state().held;
-    let size = RwSignal::new(DeviceSize::default());
+    let size = expect_preview_width().0;
     let run_held = runner;
     on_cleanup(move || runner.attach_preview(None));
     view! {

@@ -2,20 +2,27 @@
 
 use leptos::prelude::*;
 
+mod focus;
 mod ranking;
 
+use focus::{Zoom, focus_tile, on_grid_key};
+use leptos::html::Div;
 use ranking::{use_best_of_stops, use_ranking};
 
 use crate::components::VariationTile;
+use crate::components::device_sizes::{DeviceSizes, expect_preview_width};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::keys::typing;
 use crate::launch::launch_fix;
 use crate::metrics::format_ms;
 use crate::run::expect_runner;
+use crate::variations::grid::grid_columns;
 use crate::variations::{RaceTimes, race, tile_for_key};
 
-/// A grid of tiles; the number keys 1–9 and 0 promote a tile unless the person is typing.
+/// A grid of tiles, each page laid out at the chosen device's width and scaled to its tile; the
+/// number keys 1–9 and 0 promote a tile unless the person is typing; in the grid, arrows move
+/// between tiles, Enter (or a click on a page) zooms one to the whole workspace, Esc comes back.
 #[component]
 pub fn VariationsGrid() -> impl IntoView {
     let runner = expect_runner();
@@ -34,6 +41,28 @@ pub fn VariationsGrid() -> impl IntoView {
     let ranking = use_ranking(tiles);
     let stopped = use_best_of_stops(tiles, fan_out.best_of.into(), ranking.winner_found, runner);
     let show_all = RwSignal::new(false);
+    let width = expect_preview_width().0;
+    let grid = NodeRef::<Div>::new();
+    let zoom = Zoom { key: RwSignal::new(None) };
+    // Best of N with "only the best" on shows one tile: the rest are hidden, not unmounted.
+    let hidden = move |key: u64| {
+        fan_out.best_of.get() && !show_all.get() && ranking.best.get().is_some_and(|best| best != key)
+    };
+    let shown = Memo::new(move |_| {
+        tiles.with(|list| list.iter().map(|t| t.key).filter(|k| !hidden(*k)).collect::<Vec<_>>())
+    });
+    // A zoomed tile that a new run replaced, or that "only the best" hid, is zoomed no more.
+    let zoomed = Memo::new(move |_| zoom.key.get().filter(|k| shown.with(|s| s.contains(k))));
+    let zoom_to = Callback::new(move |key: u64| {
+        zoom.key.set(Some(key));
+        focus_tile(grid, key);
+    });
+    let unzoom = move || {
+        if let Some(key) = zoomed.get_untracked() {
+            zoom.key.set(None);
+            focus_tile(grid, key);
+        }
+    };
     let pick_best = Callback::new(move |()| match ranking.best.get_untracked() {
         Some(key) => promote.run(key),
         None => note
@@ -89,14 +118,8 @@ pub fn VariationsGrid() -> impl IntoView {
             name(result.first_finished, |t| t.finished_ms)
         )
     };
-    let columns = move || {
-        let n = tiles.with(Vec::len);
-        if fan_out.compare.get() || n <= 4 {
-            format!("tiles cols-{}", n.clamp(1, 4))
-        } else {
-            "tiles".to_owned()
-        }
-    };
+    let columns = move || format!("repeat({}, minmax(0, 1fr))", shown.with(|s| grid_columns(s.len())));
+    let rows = move || shown.with(|s| s.len().div_ceil(grid_columns(s.len())).max(1));
 
     view! {
         <div class="variations" data-testid="variations">
@@ -123,20 +146,42 @@ pub fn VariationsGrid() -> impl IntoView {
                 </Show>
                 {move || note.get().map(|n| view! { <span class="race-note" data-testid="promote-note">{n}</span> })}
                 {move || stopped.get().map(|n| view! { <span class="race-note" data-testid="deadline-note">{n}</span> })}
+                <Show when=move || zoomed.get().is_some()>
+                    <button
+                        class="link-btn"
+                        data-testid="grid-back"
+                        aria-keyshortcuts="Escape"
+                        title="Back to all the variations (Esc, with a tile focused)"
+                        on:click=move |_| unzoom()
+                    >
+                        "Back to grid " <kbd>"Esc"</kbd>
+                    </button>
+                </Show>
+                <DeviceSizes size=width />
             </div>
-            <div class=columns>
+            <div
+                class="tiles"
+                class:zooming=move || zoomed.get().is_some()
+                data-testid="tiles"
+                role="group"
+                aria-label="Variations: arrow keys move between tiles, Enter zooms one, Esc returns"
+                style:grid-template-columns=columns
+                style:grid-template-rows=move || format!("repeat({}, minmax(180px, 1fr))", rows())
+                node_ref=grid
+                on:keydown=move |ev| shown.with_untracked(|keys| on_grid_key(&ev, grid, zoom, keys))
+            >
                 <For each=move || tiles.get() key=|tile| tile.key let:tile>
                     <VariationTile
                         tile=tile.clone()
                         on_promote=promote
                         on_fix=fix
                         on_pick=pick
+                        on_zoom=zoom_to
+                        on_back=Callback::new(move |()| unzoom())
+                        zoomed=Signal::derive(move || zoomed.get() == Some(tile.key))
                         rank=Signal::derive(move || ranking.rank_of(tile.key))
                         best=Signal::derive(move || ranking.best.get() == Some(tile.key))
-                        hidden=Signal::derive(move || {
-                            fan_out.best_of.get() && !show_all.get()
-                                && ranking.best.get().is_some_and(|best| best != tile.key)
-                        })
+                        hidden=Signal::derive(move || hidden(tile.key))
                     />
                 </For>
             </div>

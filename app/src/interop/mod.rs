@@ -10,6 +10,7 @@ pub mod http;
 pub mod keys;
 pub mod own_keys;
 pub mod preview;
+pub mod resize;
 pub mod socket;
 pub mod store;
 pub mod worker;
