@@ -59,6 +59,7 @@ async fn start(
             transport,
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
             websocket_max_age: None,
         };
         configure(&mut responses);
