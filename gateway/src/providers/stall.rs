@@ -53,9 +53,11 @@ impl StallWatch {
         (std::mem::take(&mut self.told) > 0).then_some(ProviderEvent::Silence { secs: 0 })
     }
 
-    /// When the next notice (or the end) is due.
+    /// When the next notice (or the end) is due. A timeout shorter than half a minute is warned
+    /// of sooner, at a third of it, so its notice is seen before the end.
     pub(crate) fn deadline(&self) -> Instant {
-        let next = if self.told == 0 { NOTICE_AFTER } else { Duration::from_secs(u64::from(self.told) + 1) };
+        let first = NOTICE_AFTER.min(self.timeout / 3).max(Duration::from_secs(1));
+        let next = if self.told == 0 { first } else { Duration::from_secs(u64::from(self.told) + 1) };
         self.last_byte + next.min(self.timeout)
     }
 
@@ -112,7 +114,7 @@ mod tests {
     async fn a_stream_silent_for_its_timeout_fails_naming_the_setting() {
         let mut watch = StallWatch::new("groq", secs(5));
         let t0 = Instant::now();
-        assert_eq!(watch.deadline(), t0 + secs(5), "a timeout under ten seconds is never overshot");
+        assert_eq!(watch.deadline(), t0 + secs(1), "a short timeout is warned of early");
         let Watched::<()>::Stalled(ProviderError::Interrupted(message)) = watch.wake(t0 + secs(5)) else {
             panic!("the stream ends")
         };
