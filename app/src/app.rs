@@ -9,7 +9,7 @@ use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
     GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
     PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, VariationsGrid, VersionsBar,
+    StorageWarning, ThinkingPanel, VariationsGrid, VersionsBar,
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
@@ -100,6 +100,7 @@ pub fn App() -> impl IntoView {
             <ProfileHint />
             <ErrorMessage />
             <MetricsBar />
+            <ThinkingPanel />
             <main class="workspace">
                 <section class="pane code-pane">
                     <div class="pane-title">

@@ -3,7 +3,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::components::ChecksBadge;
+use crate::components::{ChecksBadge, ThinkingPanel};
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
 use crate::run::{StreamStatus, Tile, expect_runner};
@@ -100,6 +100,7 @@ pub fn VariationTile(
                 }}
             </div>
             <div class="tile-preview preview-stack" node_ref=container></div>
+            <ThinkingPanel thinking=tile.thinking stalled=tile.stalled compact=true />
             {move || tile.error.get().map(|e| view! { <p class="tile-error" data-testid="tile-error">{e}</p> })}
             {move || tile.note.get().map(|n| view! { <p class="tile-note" data-testid="tile-note">{n}</p> })}
             <footer class="tile-actions">
