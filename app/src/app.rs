@@ -9,7 +9,7 @@ use crate::components::{
     CodeEditor, CodePane, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
     GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
     PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, VariationsGrid, VersionsBar, provide_preview_width,
+    StorageWarning, ThinkingPanel, VariationsGrid, VersionsBar, provide_preview_width,
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
@@ -111,6 +111,7 @@ pub fn App() -> impl IntoView {
             <ProfileHint />
             <ErrorMessage />
             <MetricsBar />
+            <ThinkingPanel />
             <main class="workspace" class:grid-wide=move || grid_wide.get()>
                 <section class="pane code-pane">
                     <div class="pane-title">

@@ -27,6 +27,10 @@ pub struct LiveMetrics {
     pub price: Option<Price>,
     /// The prompt's size as the page counted it before sending (the upstream's count replaces it).
     pub prompt_estimate: Option<u32>,
+    /// When the model's first reasoning arrived (before its first code).
+    pub first_reasoning_ms: Option<f64>,
+    /// Reasoning tokens so far, as the gateway counts them while streaming.
+    pub reasoning_tokens: u32,
 }
 
 impl LiveMetrics {
@@ -59,6 +63,23 @@ impl LiveMetrics {
         self.bytes += len;
     }
 
+    /// The model's reasoning reached `tokens` tokens at `now_ms`.
+    pub fn on_thinking(&mut self, now_ms: f64, tokens: u32) {
+        self.first_reasoning_ms.get_or_insert(now_ms);
+        self.reasoning_tokens = self.reasoning_tokens.max(tokens);
+    }
+
+    /// Client-measured time to the first reasoning, when the model reasoned, in milliseconds.
+    pub fn ttfr_ms(&self) -> Option<f64> {
+        Some(self.first_reasoning_ms? - self.started_ms?)
+    }
+
+    /// Reasoning tokens: the gateway's final count, else the live one; `None` if it did not reason.
+    pub fn reasoning(&self) -> Option<u64> {
+        let done = self.done.and_then(|(usage, _)| usage.reasoning_tokens);
+        done.or((self.reasoning_tokens > 0).then_some(self.reasoning_tokens)).map(u64::from)
+    }
+
     /// The gateway's final figures arrived.
     pub fn on_done(&mut self, usage: Usage, metrics: StreamMetrics) {
         self.done = Some((usage, metrics));
@@ -73,7 +94,10 @@ impl LiveMetrics {
     pub fn tokens(&self) -> (u64, bool) {
         match &self.done {
             Some((usage, _)) if usage.completion_tokens > 0 => (u64::from(usage.completion_tokens), false),
-            _ => ((self.bytes as f64 / BYTES_PER_TOKEN).ceil() as u64, true),
+            // Reasoning is billed as output, so it counts while it streams too.
+            _ => {
+                ((self.bytes as f64 / BYTES_PER_TOKEN).ceil() as u64 + u64::from(self.reasoning_tokens), true)
+            }
         }
     }
 
@@ -89,7 +113,8 @@ impl LiveMetrics {
         if elapsed_s < 0.05 {
             return None;
         }
-        Some(self.tokens().0 as f64 / elapsed_s)
+        let text_tokens = self.tokens().0.saturating_sub(u64::from(self.reasoning_tokens));
+        Some(text_tokens as f64 / elapsed_s)
     }
 }
 
@@ -172,8 +197,8 @@ mod tests {
         assert_eq!(m.tokens(), (1000, true));
         assert_eq!(m.tokens_per_s(), Some(1000.0));
         m.on_done(
-            Usage { prompt_tokens: Some(9), completion_tokens: 980 },
-            StreamMetrics { ttft_ms: 70.0, total_ms: 1100.0, tokens_per_s: 950.0 },
+            Usage { prompt_tokens: Some(9), completion_tokens: 980, reasoning_tokens: None },
+            StreamMetrics { ttft_ms: 70.0, ttfr_ms: None, total_ms: 1100.0, tokens_per_s: 950.0 },
         );
         assert_eq!(m.tokens(), (980, false));
         assert_eq!(m.tokens_per_s(), Some(950.0));
@@ -189,11 +214,17 @@ mod tests {
         let (live, estimated) = m.cost().expect("priced");
         assert!(estimated);
         assert!((live - (2_000.0 * 1.75 + 1_000.0 * 14.0) / 1e6).abs() < 1e-12, "{live}");
-        m.on_done(Usage { prompt_tokens: Some(1_800), completion_tokens: 900 }, StreamMetrics::default());
+        m.on_done(
+            Usage { prompt_tokens: Some(1_800), completion_tokens: 900, reasoning_tokens: None },
+            StreamMetrics::default(),
+        );
         let (exact, estimated) = m.cost().expect("priced");
         assert!(!estimated);
         assert!((exact - 0.01575).abs() < 1e-12, "1,800 × $1.75 + 900 × $14 per million: {exact}");
-        m.done = Some((Usage { prompt_tokens: None, completion_tokens: 900 }, StreamMetrics::default()));
+        m.done = Some((
+            Usage { prompt_tokens: None, completion_tokens: 900, reasoning_tokens: None },
+            StreamMetrics::default(),
+        ));
         assert!(m.cost().expect("priced").1, "the prompt count is the page's own estimate");
     }
 
@@ -230,5 +261,20 @@ mod tests {
         assert_eq!(format_tokens((1500, true)), "≈1,500");
         assert_eq!(format_tokens((0, true)), "0");
         assert_eq!(format_tokens((42, false)), "42");
+    }
+
+    #[test]
+    fn reasoning_counts_live_and_its_time_is_apart_from_the_codes() {
+        let mut m = LiveMetrics::started(1_000.0);
+        m.on_thinking(1_200.0, 10);
+        m.on_thinking(1_900.0, 300);
+        m.on_text(2_000.0, 400);
+        assert_eq!((m.ttfr_ms(), m.ttft_ms()), (Some(200.0), Some(1_000.0)));
+        assert_eq!(m.reasoning(), Some(300));
+        assert_eq!(m.tokens(), (400, true), "100 tokens of text and 300 of reasoning");
+        let usage = Usage { prompt_tokens: Some(5), completion_tokens: 420, reasoning_tokens: Some(321) };
+        m.on_done(usage, StreamMetrics::default());
+        assert_eq!((m.reasoning(), m.tokens()), (Some(321), (420, false)), "the gateway's counts win");
+        assert_eq!(LiveMetrics::started(0.0).reasoning(), None);
     }
 }

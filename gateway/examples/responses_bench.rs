@@ -85,6 +85,7 @@ async fn main() -> anyhow::Result<()> {
             transport: *transport,
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
             websocket_max_age: None,
         })
     });

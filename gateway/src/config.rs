@@ -293,6 +293,7 @@ impl Config {
                 max_tokens_field: MaxTokensField::default(),
                 max_concurrent: None,
                 allow_user_keys: false,
+                stall_timeout_secs: None,
             }));
         }
         #[cfg(feature = "local")]

@@ -48,6 +48,16 @@ pub enum ProviderEvent {
     },
     /// Generated text (one upstream chunk, usually one token).
     Delta(String),
+    /// The model is reasoning: one reasoning chunk, with the summary text it carries (often
+    /// none). Never part of the answer: it is shown apart and never reaches the code.
+    Reasoning(String),
+    /// The upstream's count of the answer's reasoning tokens (within its completion tokens).
+    ReasoningTokens(u32),
+    /// No byte (not even a keep-alive) has arrived for `secs` seconds; 0: bytes flow again.
+    Silence {
+        /// Seconds since the last byte.
+        secs: u32,
+    },
     /// Token counts reported by the upstream.
     Usage {
         /// Prompt tokens.

@@ -48,6 +48,7 @@ async fn the_model_list_never_contains_a_key() {
             max_tokens_field: Default::default(),
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
             api_key_optional: false,
         }));
         config.providers.push(ProviderConfig::Openai(OpenAiConfig {
@@ -66,6 +67,7 @@ async fn the_model_list_never_contains_a_key() {
             max_tokens_field: Default::default(),
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
             api_key_optional: false,
         }));
     })

@@ -53,6 +53,7 @@ fn llama_provider(server: &Server, max_concurrent: Option<usize>) -> ProviderCon
         max_tokens_field: Default::default(),
         max_concurrent: max_concurrent.and_then(std::num::NonZeroUsize::new),
         allow_user_keys: false,
+        stall_timeout_secs: None,
     })
 }
 
@@ -68,6 +69,7 @@ fn litellm_provider(server: &Server, transport: ResponsesTransport, key: &str) -
         // llama-cpp-python behind it runs one answer at a time.
         max_concurrent: std::num::NonZeroUsize::new(1),
         allow_user_keys: false,
+        stall_timeout_secs: None,
         websocket_max_age: None,
     })
 }

@@ -204,6 +204,38 @@ pub enum ServerMessage {
         /// Text to append.
         text: String,
     },
+    /// The model's reasoning so far, before or between its text: never code, never for the
+    /// preview. Coalesced like `Delta` (at most about one frame per stream per display frame);
+    /// `text` is what the provider summarised since the last one (often nothing: many providers
+    /// keep the reasoning to themselves and only its pace shows). Added in protocol 1 without a
+    /// bump: a page that does not know it ignores it.
+    Thinking {
+        /// The stream that thinks.
+        stream: StreamId,
+        /// Reasoning tokens so far: the provider's count once it reports one, else the reasoning
+        /// chunks received.
+        tokens: u32,
+        /// Bytes of summary text sent before this frame's: a frame sent again after a resume
+        /// is recognised and not appended twice.
+        #[serde(default)]
+        from: u32,
+        /// Summary text to append to what came before, when the provider gives one.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        text: String,
+    },
+    /// The provider has sent nothing (not even a keep-alive) for `silent_secs` seconds: sent when
+    /// a stream goes quiet for 10 s, then every few seconds, and once with `silent_secs: 0` when
+    /// bytes flow again. A stream that stays silent past its provider's `stall_timeout_secs` fails
+    /// as `upstream_interrupted`. Added in protocol 1 without a bump: a page that does not know it
+    /// ignores it.
+    Stalled {
+        /// The stream that waits.
+        stream: StreamId,
+        /// Seconds since the provider's last byte; 0: it is sending again.
+        silent_secs: u32,
+        /// The provider, for the notice ("no data from groq for 12 s").
+        provider: String,
+    },
     /// The stream ended normally (finished, hit its length limit, or was cancelled).
     Done {
         /// The stream that ended.
@@ -266,14 +298,23 @@ pub struct Usage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_tokens: Option<u32>,
     /// Generated tokens: the upstream's count when reported, else the number of streamed chunks.
+    /// Reasoning tokens are among them (they are billed as output).
     pub completion_tokens: u32,
+    /// Of `completion_tokens`, those spent reasoning, when the model reasoned (the upstream's
+    /// `reasoning_tokens`, else the reasoning chunks). Added in protocol 1 without a bump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u32>,
 }
 
 /// Timing for one stream, measured at the gateway.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct StreamMetrics {
-    /// From receiving `Start` to the first generated text.
+    /// From receiving `Start` to the first generated text (the code, not the reasoning).
     pub ttft_ms: f64,
+    /// From receiving `Start` to the first reasoning, when the model reasoned. Added in protocol 1
+    /// without a bump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttfr_ms: Option<f64>,
     /// From receiving `Start` to the end.
     pub total_ms: f64,
     /// Completion tokens per second after the first token.
@@ -408,6 +449,21 @@ mod tests {
     }
 
     #[test]
+    fn an_older_done_parses_without_reasoning_figures() {
+        let old = r#"{"type":"done","stream":1,"finish":"stop","usage":{"completion_tokens":5},
+            "metrics":{"ttft_ms":1.0,"total_ms":2.0,"tokens_per_s":3.0}}"#;
+        let ServerMessage::Done { usage, metrics, .. } = serde_json::from_str(old).expect("parses") else {
+            panic!("not a done")
+        };
+        assert_eq!((usage.reasoning_tokens, metrics.ttfr_ms), (None, None));
+        let json = serde_json::to_string(&Usage { completion_tokens: 5, ..Usage::default() }).unwrap();
+        assert_eq!(json, r#"{"completion_tokens":5}"#, "absent figures are left out");
+        let empty = ServerMessage::Thinking { stream: 1, tokens: 3, from: 0, text: String::new() };
+        let json = serde_json::to_string(&empty).unwrap();
+        assert_eq!(json, r#"{"type":"thinking","stream":1,"tokens":3,"from":0}"#);
+    }
+
+    #[test]
     fn unknown_type_is_rejected() {
         assert!(serde_json::from_str::<ClientMessage>(r#"{"type":"explode"}"#).is_err());
     }
@@ -417,6 +473,9 @@ mod tests {
         let frames = [
             ServerMessage::Delta { stream: 1, seq: 3, text: "<b>".into() },
             ServerMessage::Queued { stream: 2, ahead: 4 },
+            ServerMessage::Thinking { stream: 2, tokens: 40, from: 0, text: "Plan: a grid".into() },
+            ServerMessage::Thinking { stream: 2, tokens: 41, from: 12, text: String::new() },
+            ServerMessage::Stalled { stream: 2, silent_secs: 12, provider: "groq".into() },
             ServerMessage::Quota { used: 1_200, limit: 50_000, resets_in_ms: 3_600_000 },
             ServerMessage::Error {
                 stream: None,

@@ -207,11 +207,11 @@ export async function assertEventually(check, message, timeout = 10_000) {
  * and a headless Chromium, started before the file's tests and stopped after them. A test may put a
  * restarted gateway in `flint.gateway`; whichever is there at the end is stopped.
  */
-export function useFlint({ models = [], toml = '' } = {}) {
+export function useFlint({ models = [], toml = '', scripted = '' } = {}) {
   const flint = { upstream: null, gateway: null, browser: null };
   before(async () => {
     flint.upstream = await startUpstream();
-    flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, models, toml });
+    flint.gateway = await startGateway({ upstreamUrl: flint.upstream.url, models, toml, scripted });
     flint.browser = await launchBrowser();
   });
   after(async () => {

@@ -52,7 +52,14 @@ pub fn MetricsBar() -> impl IntoView {
                 <span class="metric-label">"status"</span>
                 <span class=move || format!("status-pill {}", status()) data-testid="stream-status">{status_text}</span>
             </span>
-            <span class="metric" title="Time to first token, measured in the browser from sending the request">
+            // A reasoning model's wait is split: time to its first reasoning, then to its first code.
+            {move || metrics.with(|m| m.ttfr_ms()).map(|ttfr| view! {
+                <span class="metric" title="Time to first reasoning, measured in the browser from sending the request">
+                    <span class="metric-label">"thinking"</span>
+                    <span class="metric-value" data-testid="metric-ttfr">{format_ms(Some(ttfr))}</span>
+                </span>
+            })}
+            <span class="metric" title="Time to first token of code, measured in the browser from sending the request">
                 <span class="metric-label">"ttft"</span>
                 <span class="metric-value" data-testid="metric-ttft">{move || metrics.with(|m| format_ms(m.ttft_ms()))}</span>
             </span>
@@ -64,6 +71,12 @@ pub fn MetricsBar() -> impl IntoView {
                 <span class="metric-label">"tokens"</span>
                 <span class="metric-value" data-testid="metric-tokens">{move || metrics.with(|m| format_tokens(m.tokens()))}</span>
             </span>
+            {move || metrics.with(|m| m.reasoning()).map(|r| view! {
+                <span class="metric" title="Of the tokens, those the model spent reasoning (billed as output)">
+                    <span class="metric-label">"reasoning"</span>
+                    <span class="metric-value" data-testid="metric-reasoning">{format_tokens((r, false))}</span>
+                </span>
+            })}
             <Show when=move || run_cost.get().is_some() || spent.get().is_some()>
                 <span class="metric" title="This run's cost at the gateway's prices, all variations together (≈: estimated until the provider's counts arrive)">
                     <span class="metric-label">"cost"</span>

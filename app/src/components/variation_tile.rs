@@ -5,8 +5,8 @@ use leptos::html::Div;
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
-use crate::components::ChecksBadge;
 use crate::components::device_sizes::expect_preview_width;
+use crate::components::{ChecksBadge, ThinkingPanel};
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::interop::resize::watch_size;
 use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
@@ -165,6 +165,7 @@ pub fn VariationTile(
                     ></div>
                 </Show>
             </div>
+            <ThinkingPanel thinking=tile.thinking stalled=tile.stalled compact=true />
             {move || tile.error.get().map(|e| view! { <p class="tile-error" data-testid="tile-error">{e}</p> })}
             {move || tile.note.get().map(|n| view! { <p class="tile-note" data-testid="tile-note">{n}</p> })}
             <footer class="tile-actions">

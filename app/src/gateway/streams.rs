@@ -34,6 +34,22 @@ pub enum StreamEvent {
         /// Text to append.
         text: String,
     },
+    /// The model's reasoning so far (never code).
+    Thinking {
+        /// Reasoning tokens so far.
+        tokens: u32,
+        /// Bytes of summary text before `text`.
+        from: u32,
+        /// Summary text going on from `from`.
+        text: String,
+    },
+    /// The provider has sent nothing for `silent_secs` seconds (0: it sends again).
+    Stalled {
+        /// Seconds of silence.
+        silent_secs: u32,
+        /// The provider.
+        provider: String,
+    },
     /// The stream ended normally; no more events follow.
     Done {
         /// Why it ended.
@@ -312,6 +328,12 @@ impl<H: Clone> Streams<H> {
                 (stream, StreamEvent::Started { provider, model }, None)
             }
             ServerMessage::Delta { stream, seq, text } => (stream, StreamEvent::Delta { text }, Some(seq)),
+            ServerMessage::Thinking { stream, tokens, from, text } => {
+                (stream, StreamEvent::Thinking { tokens, from, text }, None)
+            }
+            ServerMessage::Stalled { stream, silent_secs, provider } => {
+                (stream, StreamEvent::Stalled { silent_secs, provider }, None)
+            }
             ServerMessage::Done { stream, finish, usage, metrics } => {
                 (stream, StreamEvent::Done { finish, usage, metrics }, None)
             }

@@ -111,6 +111,10 @@ pub enum Display {
     Note(Option<String>),
     /// A tile's race times.
     Race(RaceTimes),
+    /// What the model thought so far (never code); `None` clears it.
+    Thinking(Option<super::thinking::Thought>),
+    /// The provider has sent nothing for a while: the sentence; `None` clears it.
+    Stalled(Option<String>),
 }
 
 /// What the observer (the saved session) hears.

@@ -36,6 +36,11 @@ impl ThrottledMetrics {
         })
     }
 
+    /// The model's reasoning reached `tokens` at `now`.
+    pub fn on_thinking(&mut self, now: f64, tokens: u32) {
+        self.live.on_thinking(now, tokens);
+    }
+
     /// The gateway's final figures (to be shown at once).
     pub fn on_done(&mut self, usage: Usage, metrics: StreamMetrics) -> LiveMetrics {
         self.live.on_done(usage, metrics);

@@ -29,10 +29,12 @@ pub mod group;
 mod parsed;
 #[cfg(test)]
 mod tests;
+pub mod thinking;
 mod versions;
 
 pub use command::{CodeChange, Command, Display, Notice, PreviewChange, StreamStatus, Surface};
 use group::ThrottledMetrics;
+use thinking::Thinking;
 
 /// How the stream ended, which decides whether its page runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +76,8 @@ pub struct Generation {
     /// The page clock at the latest event (race times are measured with it).
     now_ms: f64,
     race: RaceTimes,
+    /// Its model's reasoning and silences, shown apart from the code.
+    thinking: Thinking,
 }
 
 impl Generation {
@@ -108,6 +112,7 @@ impl Generation {
             started_ms: 0.0,
             now_ms: 0.0,
             race: RaceTimes::default(),
+            thinking: Thinking::default(),
         }
     }
 
@@ -191,6 +196,7 @@ impl Generation {
             out.push(Command::Preview(PreviewChange::Begin));
         }
         out.push(Command::Show(Display::Queued(None)));
+        thinking::show(self.thinking.reset(), &mut out);
         out.push(Command::Show(Display::Metrics(self.metrics.start(started))));
         self.set_status(StreamStatus::Streaming, &mut out);
         let mut request = start_request(&self.model, &job);
@@ -229,7 +235,11 @@ impl Generation {
         if self.queued.take().is_some() {
             out.push(Command::Show(Display::Queued(None)));
         }
+        if self.thinking.on_event(&event, self.frozen, &mut self.metrics, now_ms, &mut out) {
+            return out;
+        }
         match event {
+            StreamEvent::Thinking { .. } | StreamEvent::Stalled { .. } => {}
             StreamEvent::Queued { ahead } => {
                 self.queued = Some(ahead);
                 out.push(Command::Show(Display::Queued(Some(ahead))));

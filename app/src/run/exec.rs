@@ -136,6 +136,8 @@ impl Inner {
             Display::Edit(report) => state.edit.set(report),
             Display::Files(files) => state.files.set(files),
             Display::Document(doc) => *self.document.borrow_mut() = doc,
+            Display::Thinking(thought) => state.thinking.set(thought),
+            Display::Stalled(notice) => state.stalled.set(notice),
             // Tiles' figures.
             Display::Note(_) | Display::Race(_) => {}
         }
@@ -158,6 +160,8 @@ impl Inner {
             Display::Metrics(metrics) => view.metrics.set(metrics),
             Display::Note(note) => view.note.set(note),
             Display::Race(race) => view.race.set(race),
+            Display::Thinking(thought) => view.thinking.set(thought),
+            Display::Stalled(notice) => view.stalled.set(notice),
             Display::ServedBy(_)
             | Display::AnswerTokens(_)
             | Display::Edit(_)

@@ -63,6 +63,10 @@ pub struct RunState {
     pub picked: RwSignal<Option<Picked>>,
     /// Why the last pick picked nothing.
     pub pick_note: RwSignal<Option<String>>,
+    /// What the model thought so far (never code).
+    pub thinking: RwSignal<Option<crate::generation::thinking::Thought>>,
+    /// The provider has sent nothing for a while: the sentence.
+    pub stalled: RwSignal<Option<String>>,
 }
 
 impl RunState {
@@ -89,6 +93,8 @@ impl RunState {
             picking: RwSignal::new(false),
             picked: RwSignal::new(None),
             pick_note: RwSignal::new(None),
+            thinking: RwSignal::new(None),
+            stalled: RwSignal::new(None),
         }
     }
 }

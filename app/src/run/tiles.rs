@@ -46,6 +46,10 @@ pub struct Tile {
     pub promoted: RwSignal<bool>,
     /// Its finished page's checks.
     pub checks: RwSignal<Checked>,
+    /// What its model thought so far (never code).
+    pub thinking: RwSignal<Option<crate::generation::thinking::Thought>>,
+    /// Its provider has sent nothing for a while: the sentence.
+    pub stalled: RwSignal<Option<String>>,
 }
 
 /// A tile's generation, its display and its preview.
@@ -109,6 +113,8 @@ impl Runner {
                     race: RwSignal::new(RaceTimes::default()),
                     promoted: RwSignal::new(false),
                     checks: RwSignal::new(Checked::Waiting),
+                    thinking: RwSignal::new(None),
+                    stalled: RwSignal::new(None),
                 },
                 lane: Generation::new(Rc::clone(&job), lane.model, Some(lane.params), Surface::Tile, parser),
                 preview: None,

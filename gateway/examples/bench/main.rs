@@ -115,6 +115,7 @@ async fn main() -> anyhow::Result<()> {
             max_tokens_field: Default::default(),
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
         })],
         ..Config::default()
     };

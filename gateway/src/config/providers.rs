@@ -50,6 +50,11 @@ pub struct ResponsesConfig {
     /// WebSocket mode's sockets carry the operator's key).
     #[serde(default)]
     pub allow_user_keys: bool,
+    /// Seconds without a byte from the server (keep-alives count) before a stream fails as
+    /// interrupted, its text kept; unset: 120 (see `providers::stall`). The page is told of any
+    /// silence past 10 s as it happens.
+    #[serde(default)]
+    pub stall_timeout_secs: Option<std::num::NonZeroU64>,
 }
 
 /// How a Responses provider reaches its server.
@@ -98,6 +103,25 @@ pub struct OpenAiConfig {
     /// their socket, used for their streams only; the operator's quotas do not apply to them).
     #[serde(default)]
     pub allow_user_keys: bool,
+    /// Seconds without a byte from the server (keep-alives count) before a stream fails as
+    /// interrupted, its text kept; unset: 120 (see `providers::stall`). The page is told of any
+    /// silence past 10 s as it happens.
+    #[serde(default)]
+    pub stall_timeout_secs: Option<std::num::NonZeroU64>,
+}
+
+/// A provider's `stall_timeout_secs` when its configuration names none.
+///
+/// A reasoning model that streams its reasoning sends bytes all along, and servers that think
+/// without showing it (OpenAI's reasoning models over chat completions) or queue a request
+/// (OpenRouter) send keep-alives, which count; so two minutes of total silence is a dead
+/// connection, not a slow model. That is well under the HTTP client's 300 s read timeout it stands
+/// in for, and a provider known to go quiet longer can be given more.
+pub const DEFAULT_STALL_TIMEOUT_SECS: u64 = 120;
+
+/// A provider's stall timeout: as configured, else [`DEFAULT_STALL_TIMEOUT_SECS`].
+pub fn stall_timeout(configured: Option<std::num::NonZeroU64>) -> std::time::Duration {
+    std::time::Duration::from_secs(configured.map_or(DEFAULT_STALL_TIMEOUT_SECS, std::num::NonZeroU64::get))
 }
 
 /// Which request field carries the length limit.

@@ -136,7 +136,12 @@ impl Continuing {
                         return Some(Ok(ProviderEvent::Started { model }));
                     }
                 }
-                Some(Ok(queued @ ProviderEvent::Queued { .. })) => return Some(Ok(queued)),
+                Some(Ok(
+                    passed @ (ProviderEvent::Queued { .. }
+                    | ProviderEvent::Reasoning(_)
+                    | ProviderEvent::ReasoningTokens(_)
+                    | ProviderEvent::Silence { .. }),
+                )) => return Some(Ok(passed)),
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     self.part.chunks += 1;
                     let text = match &mut self.joiner {

@@ -16,6 +16,7 @@ pub mod openai;
 mod openai_chunk;
 mod openai_context;
 mod openai_errors;
+mod openai_reasoning;
 // Apart from the providers: both HTTP providers and the Responses sockets scrub the key.
 pub(crate) mod redact;
 pub mod responses;
@@ -25,6 +26,7 @@ mod responses_ws;
 mod slot_queue;
 mod slots;
 pub mod sse;
+pub(crate) mod stall;
 
 pub use self::answer_caps::AnswerCaps;
 pub use crate::provider::{

@@ -77,6 +77,8 @@ struct Inner {
     allow_user_keys: bool,
     /// Whether the limit is `max_concurrent` rather than what the server reported.
     limit_configured: bool,
+    /// Silence after which a stream fails (`stall_timeout_secs`).
+    stall_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for OpenAiProvider {
@@ -124,6 +126,7 @@ impl OpenAiProvider {
                 slots,
                 limit_configured: limit.is_some(),
                 allow_user_keys: config.allow_user_keys,
+                stall_timeout: crate::config::stall_timeout(config.stall_timeout_secs),
             }),
             models: config.models.clone(),
         }

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
 use super::openai_errors::{error_message, is_context_refusal, tidy};
+use super::openai_reasoning::{DeltaFields, Ending};
 use super::redact::{Redactor, Scrubber};
 use super::{ProviderError, ProviderEvent};
 
@@ -25,8 +26,10 @@ pub(crate) struct ChunkState {
     requested_model: String,
     redactor: Arc<Redactor>,
     scrubber: Scrubber,
+    /// The reasoning is upstream text too: scrubbed on its own, since it is shown apart.
+    reasoning: Scrubber,
     started: bool,
-    finish: Option<FinishReason>,
+    finish: Option<Ending>,
     done: bool,
 }
 
@@ -45,6 +48,8 @@ pub(crate) enum ChunkError {
     /// `[DONE]` came, but no chunk carried a `finish_reason`: the server stopped without saying
     /// the answer was complete (llama.cpp does so when a slot is cut off), so it may be partial.
     Unfinished,
+    /// The answer ended for a reason other than `stop` or `length` (`content_filter`, …).
+    Ended(String),
 }
 
 impl ChunkError {
@@ -62,6 +67,9 @@ impl ChunkError {
             Self::Unfinished => ProviderError::Interrupted(format!(
                 "{name} ended the answer without saying it was complete (no finish_reason); it may be cut short"
             )),
+            Self::Ended(reason) => {
+                ProviderError::Interrupted(super::openai_reasoning::other_ending(name, &reason, redactor))
+            }
         }
     }
 }
@@ -81,15 +89,9 @@ struct Chunk<'a> {
 #[derive(Deserialize)]
 struct Choice<'a> {
     #[serde(default, borrow)]
-    delta: Option<Delta<'a>>,
+    delta: Option<DeltaFields<'a>>,
     #[serde(default, borrow)]
     finish_reason: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Delta<'a> {
-    #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
@@ -98,6 +100,14 @@ struct ChunkUsage {
     prompt_tokens: Option<u32>,
     #[serde(default)]
     completion_tokens: u32,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Deserialize)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u32>,
 }
 
 /// `choices`, keeping only the first element without collecting a `Vec`.
@@ -132,6 +142,7 @@ impl ChunkState {
             requested_model: requested_model.to_owned(),
             redactor: redactor.clone(),
             scrubber: redactor.stream(),
+            reasoning: redactor.stream(),
             started: false,
             finish: None,
             done: false,
@@ -140,6 +151,9 @@ impl ChunkState {
 
     /// Hands out the text held back (it did not turn out to be the key): the stream is ending.
     pub(crate) fn release(&mut self, out: &mut VecDeque<Result<ProviderEvent, ProviderError>>) {
+        if let Some(text) = self.reasoning.finish() {
+            out.push_back(Ok(ProviderEvent::Reasoning(text)));
+        }
         if let Some(text) = self.scrubber.finish() {
             out.push_back(Ok(ProviderEvent::Delta(text)));
         }
@@ -150,9 +164,13 @@ impl ChunkState {
         self.done
     }
 
-    /// The finish reason seen so far.
-    pub(crate) fn finish_reason(&self) -> Option<FinishReason> {
-        self.finish
+    /// How the answer ended, by the finish reason seen so far: `None` if none came.
+    pub(crate) fn finish_reason(&self) -> Option<Result<FinishReason, ChunkError>> {
+        self.finish.as_ref().map(|ending| match ending {
+            Ending::Stop => Ok(FinishReason::Stop),
+            Ending::Length => Ok(FinishReason::Length),
+            Ending::Other(reason) => Err(ChunkError::Ended(reason.clone())),
+        })
     }
 
     /// Handles one event's data, queueing the events it produces.
@@ -168,7 +186,7 @@ impl ChunkState {
             self.start(None, out);
             self.release(out);
             self.done = true;
-            let reason = self.finish.ok_or(ChunkError::Unfinished)?;
+            let reason = self.finish_reason().ok_or(ChunkError::Unfinished)??;
             out.push_back(Ok(ProviderEvent::Finished(reason)));
             return Ok(());
         }
@@ -181,17 +199,26 @@ impl ChunkState {
         }
         self.start(chunk.model.as_deref(), out);
         if let Some(choice) = chunk.choices.0 {
-            if let Some(content) = choice.delta.and_then(|d| d.content).filter(|c| !c.is_empty())
-                && let Some(text) = self.scrubber.push(content.into_owned())
-            {
-                out.push_back(Ok(ProviderEvent::Delta(text)));
+            if let Some(mut delta) = choice.delta {
+                if let Some(thought) = delta.reasoning() {
+                    // An empty chunk still says the model is thinking; held-back text waits.
+                    let shown = if thought.is_empty() { Some(thought) } else { self.reasoning.push(thought) };
+                    out.push_back(Ok(ProviderEvent::Reasoning(shown.unwrap_or_default())));
+                }
+                if let Some(content) = delta.content.filter(|c| !c.is_empty())
+                    && let Some(text) = self.scrubber.push(content.into_owned())
+                {
+                    out.push_back(Ok(ProviderEvent::Delta(text)));
+                }
             }
             if let Some(reason) = choice.finish_reason {
-                self.finish =
-                    Some(if reason == "length" { FinishReason::Length } else { FinishReason::Stop });
+                self.finish = Some(Ending::parse(&reason));
             }
         }
         if let Some(usage) = chunk.usage {
+            if let Some(reasoning) = usage.completion_tokens_details.and_then(|d| d.reasoning_tokens) {
+                out.push_back(Ok(ProviderEvent::ReasoningTokens(reasoning)));
+            }
             out.push_back(Ok(ProviderEvent::Usage {
                 prompt_tokens: usage.prompt_tokens,
                 completion_tokens: usage.completion_tokens,
@@ -316,5 +343,44 @@ mod tests {
         assert_eq!(events.last(), Some(&Ok(ProviderEvent::Delta("half an".into()))), "the text comes first");
         let err = ChunkError::Unfinished.into_error("llamacpp", &Redactor::new(None));
         assert!(matches!(err, ProviderError::Interrupted(_)), "{err:?}");
+    }
+
+    #[test]
+    fn reasoning_goes_apart_from_the_text_and_its_tokens_are_counted() {
+        let (events, result) = run(&[
+            r#"{"choices":[{"delta":{"role":"assistant","reasoning_content":"Plan: "}}]}"#,
+            r#"{"choices":[{"delta":{"reasoning":"a grid"}}]}"#,
+            r#"{"choices":[{"delta":{"reasoning_details":[{"type":"reasoning.encrypted","data":"x"}]}}]}"#,
+            r#"{"choices":[{"delta":{"content":"<p>"},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[],"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":7}}}"#,
+            "[DONE]",
+        ]);
+        assert_eq!(result, Ok(()));
+        let events: Vec<_> = events.into_iter().map(|e| e.expect("no errors")).collect();
+        assert_eq!(
+            events[1..],
+            [
+                ProviderEvent::Reasoning("Plan: ".into()),
+                ProviderEvent::Reasoning("a grid".into()),
+                ProviderEvent::Reasoning(String::new()),
+                ProviderEvent::Delta("<p>".into()),
+                ProviderEvent::ReasoningTokens(7),
+                ProviderEvent::Usage { prompt_tokens: None, completion_tokens: 9 },
+                ProviderEvent::Finished(FinishReason::Stop),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_filtered_or_unknown_ending_is_an_error_after_the_text() {
+        for reason in ["content_filter", "tool_calls", "made_up"] {
+            let finish =
+                format!(r#"{{"choices":[{{"delta":{{"content":"half"}},"finish_reason":"{reason}"}}]}}"#);
+            let (events, result) = run(&[&finish, "[DONE]"]);
+            assert_eq!(result, Err(ChunkError::Ended(reason.into())), "{reason}");
+            assert_eq!(events.last(), Some(&Ok(ProviderEvent::Delta("half".into()))), "{reason}: text first");
+            let err = ChunkError::Ended(reason.into()).into_error("groq", &Redactor::new(None));
+            assert!(matches!(&err, ProviderError::Interrupted(m) if m.starts_with("groq")), "{err:?}");
+        }
     }
 }

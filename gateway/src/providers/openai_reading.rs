@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::{Inner, Item, State, post, request_body};
 use crate::providers::slots::Permit;
 use crate::providers::sse::{SseError, SseParser};
+use crate::providers::stall::{StallWatch, Watched};
 use crate::providers::{GenRequest, ProviderError, ProviderEvent, openai_chunk, openai_errors};
 
 /// Longest wait for the answer to the unstreamed request that asks why a stream was empty: a
@@ -35,6 +36,8 @@ pub(super) struct Reading {
     any_event: bool,
     /// Events parsed but not yet handed out (one network read often carries many).
     queue: VecDeque<Item>,
+    /// How long the body has been silent.
+    stall: StallWatch,
     /// The provider slot this answer holds until it is dropped.
     _slot: Permit,
 }
@@ -47,6 +50,7 @@ impl Reading {
         slot: Permit,
     ) -> Box<Self> {
         Box::new(Self {
+            stall: StallWatch::new(&inner.name, inner.stall_timeout),
             chunks: openai_chunk::ChunkState::new(&request.model, &inner.redactor),
             inner,
             request,
@@ -68,8 +72,22 @@ impl Reading {
                 }
                 return Some((item, if last { State::Over } else { State::Reading(self) }));
             }
-            match self.response.chunk().await {
-                Ok(Some(bytes)) => self.feed(&bytes),
+            let read = match self.stall.watch(self.response.chunk()).await {
+                Watched::Ready(read) => read,
+                Watched::Quiet(notice) => return Some((Ok(notice), State::Reading(self))),
+                Watched::Stalled(err) => {
+                    self.chunks.release(&mut self.queue);
+                    self.queue.push_back(Err(err));
+                    continue;
+                }
+            };
+            match read {
+                Ok(Some(bytes)) => {
+                    if let Some(flowing) = self.stall.bytes(tokio::time::Instant::now()) {
+                        self.queue.push_back(Ok(flowing));
+                    }
+                    self.feed(&bytes);
+                }
                 Ok(None) => {
                     self.end().await;
                     if self.queue.is_empty() {
@@ -126,7 +144,8 @@ impl Reading {
         self.chunks.release(&mut self.queue);
         let item = match self.chunks.finish_reason() {
             // Some servers end with `finish_reason` and no `[DONE]`: the answer is complete.
-            Some(reason) => Ok(ProviderEvent::Finished(reason)),
+            Some(Ok(reason)) => Ok(ProviderEvent::Finished(reason)),
+            Some(Err(ended)) => Err(ended.into_error(&self.inner.name, &self.inner.redactor)),
             None => {
                 let refusal = if self.any_event { None } else { refusal(&self.inner, &self.request).await };
                 Err(refusal.unwrap_or_else(|| {

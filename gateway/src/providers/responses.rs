@@ -22,6 +22,7 @@ use super::responses_events::{Events, Item, Outcome};
 use super::responses_ws::{self, Pool, Turn};
 use super::slots::{Admission, Permit, Slots, Waiter, take_turn};
 use super::sse::SseParser;
+use super::stall::{StallWatch, Watched};
 use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
 use crate::config::{ModelConfig, ResponsesConfig, ResponsesTransport};
 
@@ -48,6 +49,8 @@ struct Inner {
     sockets: Option<Arc<Pool>>,
     /// People may use their own key (`allow_user_keys`).
     allow_user_keys: bool,
+    /// Silence after which a stream fails (`stall_timeout_secs`).
+    stall_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for ResponsesProvider {
@@ -72,7 +75,9 @@ impl ResponsesProvider {
         let base = config.base_url.trim_end_matches('/');
         let sockets = (config.transport == ResponsesTransport::Websocket).then(|| {
             let max_age = config.websocket_max_age.unwrap_or(responses_ws::MAX_SOCKET_AGE);
-            Arc::new(Pool::new(&config.name, base, &credentials, max_age))
+            let mut pool = Pool::new(&config.name, base, &credentials, max_age);
+            pool.stall_timeout = crate::config::stall_timeout(config.stall_timeout_secs);
+            Arc::new(pool)
         });
         let Credentials { authorization, redactor, hint } = credentials;
         let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
@@ -85,6 +90,7 @@ impl ResponsesProvider {
                 redactor,
                 hint,
                 reasoning: config.models.iter().map(|m| (m.id.clone(), m.reasoning())).collect(),
+                stall_timeout: crate::config::stall_timeout(config.stall_timeout_secs),
                 slots: Slots::new(limit),
                 limit_configured: limit.is_some(),
                 sockets,
@@ -184,6 +190,7 @@ async fn step(state: State) -> Option<(Item, State)> {
     match send(&inner, &request, reasoning).await {
         Ok(response) => {
             let reading = HttpReading {
+                stall: StallWatch::new(&inner.name, inner.stall_timeout),
                 inner,
                 response,
                 parser: SseParser::new(),
@@ -205,6 +212,8 @@ struct HttpReading {
     parser: SseParser,
     events: Events,
     queue: VecDeque<Item>,
+    /// How long the body has been silent.
+    stall: StallWatch,
     /// The provider slot this answer holds until it is dropped.
     _slot: Permit,
 }
@@ -223,8 +232,21 @@ impl HttpReading {
             if self.events.ended() {
                 return None;
             }
-            match self.response.chunk().await {
-                Ok(Some(bytes)) => self.feed(&bytes),
+            let read = match self.stall.watch(self.response.chunk()).await {
+                Watched::Ready(read) => read,
+                Watched::Quiet(notice) => return Some((Ok(notice), Some(self))),
+                Watched::Stalled(err) => {
+                    self.events.fail(&mut self.queue, err);
+                    continue;
+                }
+            };
+            match read {
+                Ok(Some(bytes)) => {
+                    if let Some(flowing) = self.stall.bytes(tokio::time::Instant::now()) {
+                        self.queue.push_back(Ok(flowing));
+                    }
+                    self.feed(&bytes);
+                }
                 Ok(None) => {
                     if let Err(err) = self.parser.finish() {
                         let err = not_sse(&self.inner, &err);

@@ -3,8 +3,9 @@
 //!
 //! `response.created` starts the answer, `response.output_text.delta` (and `refusal.delta`, the
 //! model's own words when it declines) carries text, and one of `response.completed`,
-//! `response.incomplete`, `response.failed` or a top-level `error` ends it. Every other type
-//! (reasoning summaries, output items, content parts) is ignored. Text passes through a
+//! `response.incomplete`, `response.failed` or a top-level `error` ends it. A reasoning item
+//! starting and `response.reasoning_summary_text.delta` / `response.reasoning_text.delta` are the
+//! model thinking, shown apart from the answer. Every other type (content parts) is ignored. Text passes through a
 //! [`Scrubber`] and upstream messages through [`tidy`], so the key never reaches a browser.
 
 use std::borrow::Cow;
@@ -46,6 +47,8 @@ pub(crate) struct Events {
     hint: KeyHint,
     redactor: Arc<Redactor>,
     scrubber: Scrubber,
+    /// Reasoning text is scrubbed on its own: it is shown apart from the answer.
+    thinking: Scrubber,
     started: bool,
     /// Some text arrived (handed out or held back).
     got_text: bool,
@@ -76,6 +79,7 @@ impl Events {
             hint: hint.clone(),
             redactor: redactor.clone(),
             scrubber: redactor.stream(),
+            thinking: redactor.stream(),
             started: false,
             got_text: false,
             answer: String::new(),
@@ -119,6 +123,25 @@ impl Events {
                 {
                     self.answer.push_str(&text);
                     out.push_back(Ok(ProviderEvent::Delta(text)));
+                }
+                Outcome::Continue
+            }
+            Some("response.reasoning_summary_text.delta" | "response.reasoning_text.delta") => {
+                // Reasoning is shown, never needed: one of another shape is passed over.
+                let Ok(Delta { delta }) = serde_json::from_str::<Delta<'_>>(data) else {
+                    return Outcome::Continue;
+                };
+                self.start(out);
+                let shown = if delta.is_empty() { None } else { self.thinking.push(delta.into_owned()) };
+                out.push_back(Ok(ProviderEvent::Reasoning(shown.unwrap_or_default())));
+                Outcome::Continue
+            }
+            // A reasoning model thinking without a summary shows only that it thinks.
+            Some("response.output_item.added") if data.contains(r#""reasoning""#) => {
+                let value: Value = serde_json::from_str(data).unwrap_or_default();
+                if value.pointer("/item/type").and_then(Value::as_str) == Some("reasoning") {
+                    self.start(out);
+                    out.push_back(Ok(ProviderEvent::Reasoning(String::new())));
                 }
                 Outcome::Continue
             }
@@ -181,6 +204,9 @@ impl Events {
     }
 
     fn release(&mut self, out: &mut VecDeque<Item>) {
+        if let Some(text) = self.thinking.finish() {
+            out.push_back(Ok(ProviderEvent::Reasoning(text)));
+        }
         if let Some(text) = self.scrubber.finish() {
             self.answer.push_str(&text);
             out.push_back(Ok(ProviderEvent::Delta(text)));
@@ -197,10 +223,13 @@ impl Events {
         self.release(out);
         self.ended = true;
         if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
-            let count = |field: &str| usage.get(field).and_then(Value::as_u64).map(saturate);
+            let count = |field: &str| usage.pointer(field).and_then(Value::as_u64).map(saturate);
+            if let Some(reasoning) = count("/output_tokens_details/reasoning_tokens") {
+                out.push_back(Ok(ProviderEvent::ReasoningTokens(reasoning)));
+            }
             out.push_back(Ok(ProviderEvent::Usage {
-                prompt_tokens: count("input_tokens"),
-                completion_tokens: count("output_tokens").unwrap_or(0),
+                prompt_tokens: count("/input_tokens"),
+                completion_tokens: count("/output_tokens").unwrap_or(0),
             }));
         }
         let reason = response.pointer("/incomplete_details/reason").and_then(Value::as_str);

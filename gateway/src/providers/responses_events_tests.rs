@@ -55,6 +55,8 @@ fn a_completed_response_is_started_deltas_usage_and_stop() {
         out.into_iter().map(|e| e.expect("no errors")).collect::<Vec<_>>(),
         vec![
             ProviderEvent::Started { model: "asked".into() },
+            // The reasoning item says the model thinks; the odd-shaped summary is passed over.
+            ProviderEvent::Reasoning(String::new()),
             ProviderEvent::Delta("Hel\"lo".into()),
             ProviderEvent::Delta(" there".into()),
             ProviderEvent::Usage { prompt_tokens: Some(12), completion_tokens: 3 },
@@ -174,4 +176,35 @@ fn the_key_in_the_text_never_goes_out_and_bad_json_is_a_protocol_error() {
     assert_eq!(outcome, Outcome::Ended);
     assert!(matches!(items[0], Err(ProviderError::Protocol(_))), "{items:?}");
     assert_eq!(run(&["[DONE]", r#"{"type":"response.queued"}"#]).1, Outcome::Continue);
+}
+
+#[test]
+fn reasoning_is_shown_apart_and_its_tokens_counted() {
+    let summary = |text: &str| {
+        format!(r#"{{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","delta":"{text}"}}"#)
+    };
+    let (items, outcome) = run(&[
+        r#"{"type":"response.created","response":{"id":"resp_1"}}"#,
+        r#"{"type":"response.output_item.added","item":{"type":"reasoning","id":"rs_1"}}"#,
+        &summary("Plan: a "),
+        &summary("grid"),
+        r#"{"type":"response.output_item.added","item":{"type":"message","id":"m_1"}}"#,
+        &delta("<p>"),
+        r#"{"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":5,
+            "output_tokens":40,"output_tokens_details":{"reasoning_tokens":30}}}}"#,
+    ]);
+    assert_eq!(outcome, Outcome::Ended);
+    let items: Vec<_> = items.into_iter().map(|i| i.expect("no errors")).collect();
+    assert_eq!(
+        items[1..],
+        [
+            ProviderEvent::Reasoning(String::new()),
+            ProviderEvent::Reasoning("Plan: a ".into()),
+            ProviderEvent::Reasoning("grid".into()),
+            ProviderEvent::Delta("<p>".into()),
+            ProviderEvent::ReasoningTokens(30),
+            ProviderEvent::Usage { prompt_tokens: Some(5), completion_tokens: 40 },
+            ProviderEvent::Finished(FinishReason::Stop),
+        ]
+    );
 }

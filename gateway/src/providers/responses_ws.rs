@@ -38,6 +38,7 @@ use super::redact::Redactor;
 use super::responses_events::{Events, Item, Outcome};
 use super::responses_request::{Thread, body};
 use super::slots::Permit;
+use super::stall::{StallWatch, Watched};
 use super::{ClientId, GenRequest, ProviderError, ProviderEvent};
 
 /// Oldest socket a response is started on: the server closes them at 60 minutes, and an answer
@@ -72,6 +73,8 @@ pub(crate) struct Pool {
     hint: KeyHint,
     redactor: Arc<Redactor>,
     max_age: Duration,
+    /// Silence after which an answer fails (`stall_timeout_secs`); set once built.
+    pub(crate) stall_timeout: Duration,
     idle: Mutex<HashMap<ClientId, Vec<Socket>>>,
     /// The server refused the WebSocket mode: HTTP from now on.
     http_only: AtomicBool,
@@ -112,6 +115,7 @@ impl Pool {
             hint: credentials.hint.clone(),
             redactor: credentials.redactor.clone(),
             max_age,
+            stall_timeout: Duration::from_secs(crate::config::DEFAULT_STALL_TIMEOUT_SECS),
             idle: Mutex::default(),
             http_only: AtomicBool::new(false),
             opened: AtomicU64::new(0),
@@ -248,6 +252,7 @@ pub(crate) struct Turn {
     fresh: bool,
     /// `Started` was handed out: a request sent again does not say it twice.
     started: bool,
+    stall: StallWatch,
     /// The provider slot this answer holds until it is dropped.
     _slot: Permit,
 }
@@ -281,6 +286,7 @@ impl Turn {
         };
         let events = pool.events(&request.model);
         let mut turn = Box::new(Self {
+            stall: StallWatch::new(&pool.name, pool.stall_timeout),
             pool,
             socket: Some(socket),
             request,
@@ -357,7 +363,20 @@ impl Turn {
                 return None;
             }
             let socket = self.socket.as_mut()?;
-            match socket.ws.next().await {
+            let read = match self.stall.watch(socket.ws.next()).await {
+                Watched::Ready(read) => read,
+                Watched::Quiet(notice) => return Some((Ok(notice), Some(self))),
+                Watched::Stalled(err) => {
+                    // A socket silent that long is not trusted with another answer.
+                    self.socket = None;
+                    self.events.fail(&mut self.queue, err);
+                    continue;
+                }
+            };
+            if let Some(flowing) = self.stall.bytes(tokio::time::Instant::now()) {
+                self.queue.push_back(Ok(flowing));
+            }
+            match read {
                 Some(Ok(Message::Text(text))) => {
                     self.answered = true;
                     match self.events.on_event(text.as_str(), &mut self.queue) {

@@ -27,6 +27,7 @@ mod start;
 mod stream;
 #[cfg(test)]
 mod tests;
+mod thinking;
 
 pub use coalesce::FRAME_INTERVAL;
 pub use connection::serve_socket;

@@ -11,6 +11,7 @@ use tracing::instrument;
 
 use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
+use super::thinking::Thinking;
 use crate::limits::StreamPermit;
 use crate::metrics::Metrics;
 use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
@@ -46,6 +47,8 @@ struct Frames {
     requested_model: String,
     out: mpsc::Sender<Outgoing>,
     coalescer: Coalescer,
+    /// The reasoning, shown apart from the text.
+    thinking: Thinking,
     seq: u32,
     started: bool,
     usage: Option<Usage>,
@@ -93,6 +96,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         requested_model: request.model.clone(),
         out,
         coalescer: Coalescer::new(FRAME_INTERVAL),
+        thinking: Thinking::new(FRAME_INTERVAL),
         seq: 0,
         started: false,
         usage: None,
@@ -113,6 +117,9 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     let timer = tokio::time::sleep_until(Instant::now());
     tokio::pin!(timer);
     let mut armed = false;
+    let thinking_timer = tokio::time::sleep_until(Instant::now());
+    tokio::pin!(thinking_timer);
+    let mut thinking_armed = false;
     let result: Result<(), Gone> = loop {
         tokio::select! {
             biased;
@@ -156,8 +163,36 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                         break Err(gone);
                     }
                 }
+                Some(Ok(ProviderEvent::Reasoning(text))) => {
+                    // Reasoning is billed as output: it counts against the day like text.
+                    if !frames.permit.generated() {
+                        drop(upstream);
+                        break frames.done(FinishReason::Length).await;
+                    }
+                    let now = Instant::now();
+                    if frames.thinking.push(&text, now) {
+                        thinking_armed = false;
+                        if let Err(gone) = frames.flush_thinking(now).await {
+                            break Err(gone);
+                        }
+                    } else if !thinking_armed && let Some(deadline) = frames.thinking.deadline() {
+                        thinking_timer.as_mut().reset(deadline);
+                        thinking_armed = true;
+                    }
+                }
+                Some(Ok(ProviderEvent::ReasoningTokens(tokens))) => frames.thinking.reported(tokens),
+                Some(Ok(ProviderEvent::Silence { secs })) => {
+                    let frame = frames::encode(&ServerMessage::Stalled {
+                        stream: id,
+                        silent_secs: secs,
+                        provider: frames.provider.clone(),
+                    });
+                    if let Err(gone) = frames.send(frame, false).await {
+                        break Err(gone);
+                    }
+                }
                 Some(Ok(ProviderEvent::Usage { prompt_tokens, completion_tokens })) => {
-                    frames.usage = Some(Usage { prompt_tokens, completion_tokens });
+                    frames.usage = Some(Usage { prompt_tokens, completion_tokens, reasoning_tokens: None });
                     frames.permit.reported(completion_tokens);
                 }
                 Some(Ok(ProviderEvent::Finished(reason))) => {
@@ -176,6 +211,12 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
             }
             },
+            () = &mut thinking_timer, if thinking_armed => {
+                thinking_armed = false;
+                if let Err(gone) = frames.flush_thinking(Instant::now()).await {
+                    break Err(gone);
+                }
+            }
             () = &mut timer, if armed => {
                 armed = false;
                 if let Err(gone) = frames.flush(Instant::now()).await {
@@ -239,8 +280,21 @@ impl Frames {
         self.send(frame, false).await
     }
 
-    /// Sends the pending text, if any, as one delta frame.
+    /// Sends the reasoning gathered since the last frame, if any.
+    async fn flush_thinking(&mut self, now: Instant) -> Result<(), Gone> {
+        if self.thinking.deadline().is_none() {
+            return Ok(());
+        }
+        self.start().await?;
+        match self.thinking.flush(self.id, now) {
+            Some(frame) => self.send(frame, false).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends the pending text, if any, as one delta frame (after the reasoning before it).
     async fn flush(&mut self, now: Instant) -> Result<(), Gone> {
+        self.flush_thinking(now).await?;
         if !self.coalescer.has_pending() {
             return Ok(());
         }
@@ -264,9 +318,12 @@ impl Frames {
     async fn done(&mut self, finish: FinishReason) -> Result<(), Gone> {
         self.flush(Instant::now()).await?;
         let now = Instant::now();
-        let usage = self
-            .usage
-            .unwrap_or(Usage { prompt_tokens: None, completion_tokens: self.permit.generated_count() });
+        let mut usage = self.usage.unwrap_or(Usage {
+            prompt_tokens: None,
+            completion_tokens: self.permit.generated_count(),
+            reasoning_tokens: None,
+        });
+        usage.reasoning_tokens = self.thinking.tokens();
         let metrics = self.metrics(now, usage.completion_tokens);
         tracing::info!(
             finish = ?finish,
@@ -317,11 +374,14 @@ impl Frames {
     fn metrics(&self, now: Instant, tokens: u32) -> StreamMetrics {
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
         let total_ms = ms(now - self.received_at);
+        let ttfr_ms = self.thinking.first_at.map(|first| ms(first - self.received_at));
         let Some(first) = self.first_text_at else {
-            return StreamMetrics { ttft_ms: 0.0, total_ms, tokens_per_s: 0.0 };
+            return StreamMetrics { ttft_ms: 0.0, ttfr_ms, total_ms, tokens_per_s: 0.0 };
         };
+        // The pace is the answer's, after its first text: reasoning before it is not counted.
+        let text_tokens = tokens.saturating_sub(self.thinking.tokens().unwrap_or(0));
         let generating = (now - first).as_secs_f64();
-        let tokens_per_s = if generating > 0.0 { f64::from(tokens) / generating } else { 0.0 };
-        StreamMetrics { ttft_ms: ms(first - self.received_at), total_ms, tokens_per_s }
+        let tokens_per_s = if generating > 0.0 { f64::from(text_tokens) / generating } else { 0.0 };
+        StreamMetrics { ttft_ms: ms(first - self.received_at), ttfr_ms, total_ms, tokens_per_s }
     }
 }

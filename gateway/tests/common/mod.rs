@@ -73,6 +73,7 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
         max_tokens_field: Default::default(),
         max_concurrent: None,
         allow_user_keys: false,
+        stall_timeout_secs: None,
     })
 }
 

@@ -200,6 +200,7 @@ fn respond(
             let text = format!("{LEAK_PREFIX}{key}{LEAK_SUFFIX}");
             (text.chars().map(|c| serde_json::to_string(&c).unwrap_or_default()).collect(), None, true)
         }
+        Script::Thinking(script) => return (StatusCode::OK, crate::thinking::response(script), None),
         Script::Hostile(hostile) => {
             return (StatusCode::OK, crate::hostile::response(hostile, &shared.origin), None);
         }

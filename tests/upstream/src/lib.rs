@@ -44,13 +44,15 @@ mod responses;
 mod responses_stream;
 mod responses_ws;
 mod script;
+mod thinking;
 
 pub use continuation::Continuation;
 pub use log::{RequestRecord, ResponsesRecord, SocketRecord};
 pub use script::{
     CONTEXT_MIDSTREAM, CONTEXT_REFUSAL, CONTEXT_UNSTREAMED, CONTINUATION_FAILURE, DROP_MIDWAY_TEXT,
-    ENDLESS_TEXT, GARBAGE_BODY, HUGE_ANSWER_BYTES, Hostile, INTERNAL_TEXT, LEAK_PREFIX, LEAK_SUFFIX, Leak,
-    NO_FINISH_TEXT, RETRY_AFTER_SECS, Script, WANTS_KEY_TEXT, WHOLE_ONLY_TEXT, tokenize,
+    ENDLESS_TEXT, FILTERED_TEXT, GARBAGE_BODY, HUGE_ANSWER_BYTES, Hostile, INTERNAL_TEXT, LEAK_PREFIX,
+    LEAK_SUFFIX, Leak, NO_FINISH_TEXT, REASONED_PAGE, REASONING_TEXT, REASONING_TOKENS, RETRY_AFTER_SECS,
+    STALL_PAUSE, STALL_TEXT, Script, Thinking, WANTS_KEY_TEXT, WHOLE_ONLY_TEXT, tokenize,
 };
 
 /// How the server behaves.

@@ -90,7 +90,38 @@ pub enum Script {
     Leak(Leak),
     /// Misbehave the way a broken or hostile server might, to test the gateway's limits.
     Hostile(Hostile),
+    /// Think aloud, end for an odd reason or go quiet: how an answer is shown and ends.
+    Thinking(Thinking),
 }
+
+/// What a [`Script::Thinking`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Thinking {
+    /// Stream [`REASONING_TEXT`] as reasoning (`reasoning_content`, then gpt-oss's `reasoning`,
+    /// with an OpenRouter-style comment between), then [`REASONED_PAGE`] as the answer, with
+    /// usage counting [`REASONING_TOKENS`] reasoning tokens.
+    Reasoning,
+    /// Stream [`FILTERED_TEXT`], then end with `finish_reason: "content_filter"` and `[DONE]`.
+    Filtered,
+    /// Stream [`STALL_TEXT`], then send nothing, keeping the response open.
+    Stall,
+    /// Stream [`STALL_TEXT`], go quiet for [`STALL_PAUSE`], then finish the page.
+    StallThenResume,
+}
+
+/// What `reasoning` thinks, in pieces.
+pub const REASONING_TEXT: &str = "The person wants a counter. Plan: a button, a number, a click handler.";
+/// What `reasoning` answers once it has thought.
+pub const REASONED_PAGE: &str =
+    "<!doctype html><html><body><h1>Counter</h1><button>Add</button></body></html>";
+/// The reasoning tokens `reasoning` reports in its usage.
+pub const REASONING_TOKENS: u32 = 321;
+/// What `filtered` streams before its filter stops it.
+pub const FILTERED_TEXT: &str = "<!doctype html><html><body><h1>Half a";
+/// What `stall` and `stall-resume` stream before they go quiet.
+pub const STALL_TEXT: &str = "<!doctype html><html><body><h1>Waiting";
+/// How long `stall-resume` stays quiet.
+pub const STALL_PAUSE: Duration = Duration::from_millis(2_500);
 
 /// What a [`Script::Hostile`] does.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -204,12 +235,16 @@ impl Script {
             "huge-answer" => Self::Hostile(Hostile::HugeAnswer),
             "redirect-303" => Self::Hostile(Hostile::Redirect(303)),
             "redirect-307" => Self::Hostile(Hostile::Redirect(307)),
+            "reasoning" => Self::Thinking(Thinking::Reasoning),
+            "filtered" => Self::Thinking(Thinking::Filtered),
+            "stall" => Self::Thinking(Thinking::Stall),
+            "stall-resume" => Self::Thinking(Thinking::StallThenResume),
             _ => Self::Fixture { name: name.to_owned(), rate },
         }
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 28] = [
+    pub const SPECIAL: [&'static str; 32] = [
         "fail-429",
         "fail-500",
         "fail-401",
@@ -238,6 +273,10 @@ impl Script {
         "huge-answer",
         "redirect-303",
         "redirect-307",
+        "reasoning",
+        "filtered",
+        "stall",
+        "stall-resume",
     ];
 }
 
