@@ -96,7 +96,7 @@ mod tests {
             models: vec![model("a", false), model("b", true)],
             default: Some("a".into()),
             notice: None,
-            profiles: Vec::new(),
+            ..ModelList::default()
         };
         assert_eq!(initial_choice(&list), Some("b".into()));
         list.default = Some("b".into());
@@ -112,7 +112,7 @@ mod tests {
             models: vec![model("a", true), model("b", true), model("c", false)],
             default: Some("a".into()),
             notice: None,
-            profiles: Vec::new(),
+            ..ModelList::default()
         };
         assert_eq!(preferred_choice(&list, Some("b")), Some("b".into()));
         assert_eq!(preferred_choice(&list, Some("c")), Some("a".into()));
