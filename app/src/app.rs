@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use crate::budget::use_budget;
 use crate::components::{
     CodeEditor, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
-    PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, VariationsGrid, VersionsBar,
+    FoundOffer, GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton,
+    Preview, PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton,
+    SharedLinkBanner, StorageWarning, VariationsGrid, VersionsBar,
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
@@ -93,6 +93,7 @@ pub fn App() -> impl IntoView {
             </header>
             <GatewayProblem />
             <ModelNotice />
+            <FoundOffer />
             <SharedLinkBanner />
             <RestoredNotice />
             <StorageWarning />

@@ -429,3 +429,32 @@ async fn looking_never_slows_the_start_and_gives_up_fast() {
     assert!(took < Duration::from_millis(1500), "a look with nothing to find took {took:?}");
     keep.abort();
 }
+
+#[tokio::test]
+async fn a_probe_follows_no_redirect_and_reads_no_huge_answer() {
+    let elsewhere = ollama().await;
+    let target = format!("http://127.0.0.1:{}/api/tags", elsewhere.port);
+    let redirecting = serve(Router::new().route(
+        "/api/tags",
+        get(move || async move { (StatusCode::FOUND, [("location", target)]).into_response() }),
+    ))
+    .await;
+    let huge = serve(Router::new().route(
+        "/v1/models",
+        get(|| async {
+            let filler = "x".repeat(2 << 20);
+            axum::Json(json!({ "data": [{ "id": "m" }], "filler": filler }))
+        }),
+    ))
+    .await;
+    let gw = start_with(looking_at(DiscoveryPorts {
+        ollama: redirecting.port,
+        vllm: huge.port,
+        ..DiscoveryPorts::none()
+    }))
+    .await;
+    let found = gw.state.discovery().scan().await;
+    assert!(found.servers.is_empty(), "{:?}", found.servers);
+    assert!(elsewhere.paths().is_empty(), "the redirect was followed: {:?}", elsewhere.paths());
+    assert_eq!(redirecting.paths(), ["/api/tags", "/v1/models"]);
+}

@@ -160,7 +160,7 @@ impl Provider for LocalProvider {
             id: format!("{}/{}", self.config.name, self.config.model),
             provider: self.config.name.clone(),
             model: self.config.model.clone(),
-            label: format!("{} (embedded, CPU)", self.config.model),
+            label: label(&self.config.model),
             context_window: self.config.context_window,
             // The window the engine allocates: configured, and exact.
             context_source: flint_protocol::ContextSource::Configured,
@@ -179,6 +179,16 @@ impl Provider for LocalProvider {
             Ok(stream) => stream,
             Err(e) => Box::pin(futures::stream::once(async move { Err(e) })),
         }
+    }
+}
+
+/// The picker's label: the shipped SmolLM2 says plainly what it is (the app reads "demo model" to
+/// offer a found server's model instead); another configured file is named as it is.
+fn label(model: &str) -> String {
+    if model == LocalConfig::default().model {
+        format!("{model} · 135M demo model (embedded, CPU)")
+    } else {
+        format!("{model} (embedded, CPU)")
     }
 }
 
