@@ -7,9 +7,9 @@ use leptos::prelude::*;
 use crate::budget::use_budget;
 use crate::components::{
     CodeEditor, CodePane, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton, Preview,
-    PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton, SharedLinkBanner,
-    StorageWarning, ThinkingPanel, VariationsGrid, VersionsBar, provide_preview_width,
+    FoundOffer, GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton,
+    Preview, PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton,
+    SharedLinkBanner, StorageWarning, ThinkingPanel, VariationsGrid, VersionsBar, provide_preview_width,
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
@@ -104,6 +104,7 @@ pub fn App() -> impl IntoView {
             </header>
             <GatewayProblem />
             <ModelNotice />
+            <FoundOffer />
             <SharedLinkBanner />
             <RestoredNotice />
             <StorageWarning />

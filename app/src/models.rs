@@ -1,6 +1,6 @@
 //! Choosing and describing models from `GET /api/models`.
 
-use flint_protocol::{ContextSource, ModelInfo, ModelList};
+use flint_protocol::{ContextSource, FoundServer, ModelInfo, ModelList};
 
 /// The model to preselect: the gateway's default when usable, else the first usable one.
 pub fn initial_choice(list: &ModelList) -> Option<String> {
@@ -53,6 +53,47 @@ pub fn option_title(model: &ModelInfo) -> String {
     format!("{} · {window} tokens context{source}{price}", model.id)
 }
 
+/// What the gateway's label for its embedded demo model says (`providers::local`).
+pub const DEMO_MARK: &str = "demo model";
+
+/// Whether `model` is the embedded demo model (a 135M model: small pages, often wrong).
+pub fn is_demo(model: &ModelInfo) -> bool {
+    model.label.contains(DEMO_MARK)
+}
+
+/// The found model to offer while the demo model is `selected`: the best-sized usable model of the
+/// first found server that has one.
+pub fn found_offer<'a>(list: &'a ModelList, selected: Option<&str>) -> Option<&'a ModelInfo> {
+    let current = list.models.iter().find(|m| Some(m.id.as_str()) == selected)?;
+    if !is_demo(current) {
+        return None;
+    }
+    list.found
+        .iter()
+        .filter_map(|server| server.best.as_deref())
+        .find_map(|best| list.models.iter().find(|m| m.id == best && m.available))
+}
+
+/// What a look for local model servers found, in one sentence.
+pub fn found_summary(found: &[FoundServer], models: &[ModelInfo]) -> String {
+    if found.is_empty() {
+        return "No model server found on this machine (Ollama, llama.cpp, LM Studio, vLLM, SGLang, LiteLLM)."
+            .to_owned();
+    }
+    let each: Vec<String> = found
+        .iter()
+        .map(|server| {
+            let count = models.iter().filter(|m| m.provider == server.provider && m.available).count();
+            match &server.problem {
+                Some(problem) => format!("{} at {}: {problem}", server.kind, server.address),
+                None if count == 1 => format!("{} at {} (1 model)", server.kind, server.address),
+                None => format!("{} at {} ({count} models)", server.kind, server.address),
+            }
+        })
+        .collect();
+    format!("Found {}.", each.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use flint_protocol::Price;
@@ -96,7 +137,7 @@ mod tests {
             models: vec![model("a", false), model("b", true)],
             default: Some("a".into()),
             notice: None,
-            profiles: Vec::new(),
+            ..ModelList::default()
         };
         assert_eq!(initial_choice(&list), Some("b".into()));
         list.default = Some("b".into());
@@ -112,7 +153,7 @@ mod tests {
             models: vec![model("a", true), model("b", true), model("c", false)],
             default: Some("a".into()),
             notice: None,
-            profiles: Vec::new(),
+            ..ModelList::default()
         };
         assert_eq!(preferred_choice(&list, Some("b")), Some("b".into()));
         assert_eq!(preferred_choice(&list, Some("c")), Some("a".into()));
@@ -125,5 +166,52 @@ mod tests {
     fn labels_explain_problems() {
         assert_eq!(option_label(&model("a", true)), "A");
         assert_eq!(option_label(&model("a", false)), "A — no key");
+    }
+
+    fn found(provider: &str, best: Option<&str>, problem: Option<&str>) -> FoundServer {
+        FoundServer {
+            provider: provider.into(),
+            kind: provider.to_uppercase(),
+            address: "127.0.0.1:11434".into(),
+            best: best.map(Into::into),
+            problem: problem.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn the_demo_model_offers_the_best_found_model() {
+        let mut demo = model("local/smollm2", true);
+        demo.label = "smollm2-135m-instruct · 135M demo model (embedded, CPU)".into();
+        let mut list = ModelList {
+            models: vec![
+                demo,
+                model("ollama/big", true),
+                model("ollama/small", true),
+                model("cloud/x", true),
+            ],
+            found: vec![
+                found("litellm", None, Some("wants a key")),
+                found("ollama", Some("ollama/big"), None),
+            ],
+            ..ModelList::default()
+        };
+        assert_eq!(found_offer(&list, Some("local/smollm2")).map(|m| m.id.as_str()), Some("ollama/big"));
+        assert_eq!(found_offer(&list, Some("cloud/x")), None, "only the demo model is second-guessed");
+        assert_eq!(found_offer(&list, None), None);
+        list.models[1].available = false;
+        assert_eq!(found_offer(&list, Some("local/smollm2")), None, "an unusable find is not offered");
+    }
+
+    #[test]
+    fn the_summary_says_what_was_found_or_where_it_looked() {
+        assert!(found_summary(&[], &[]).starts_with("No model server found"));
+        let of_ollama = |id: &str| ModelInfo { provider: "ollama".into(), ..model(id, true) };
+        let models = [of_ollama("ollama/a"), of_ollama("ollama/b"), model("p/c", true)];
+        let ollama = found("ollama", Some("ollama/a"), None);
+        let text = found_summary(&[ollama, found("litellm", None, Some("wants a key"))], &models);
+        assert_eq!(
+            text,
+            "Found OLLAMA at 127.0.0.1:11434 (2 models); LITELLM at 127.0.0.1:11434: wants a key."
+        );
     }
 }

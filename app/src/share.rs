@@ -190,7 +190,7 @@ mod tests {
             models: vec![model("a/x", true), model("b/y", false)],
             default: None,
             notice: None,
-            profiles: Vec::new(),
+            ..ModelList::default()
         };
         assert_eq!(shared_model_problem(&list, "a/x"), None);
         assert!(shared_model_problem(&list, "b/y").is_some_and(|m| m.contains("no key")));

@@ -10,12 +10,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 mod auth;
+mod discovery;
 mod limits;
 mod profiles;
 mod providers;
 mod store;
 
 pub use auth::*;
+pub use discovery::*;
 pub use limits::*;
 pub use profiles::*;
 pub use providers::*;
@@ -52,6 +54,9 @@ pub struct Config {
     /// `[metrics]`: who may read `/metrics`.
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// `[discovery]`: model servers found on this machine without configuration.
+    #[serde(default)]
+    pub discovery: DiscoveryConfig,
 }
 
 /// `[metrics]`: `GET /metrics` in Prometheus' text format.

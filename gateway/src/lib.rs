@@ -3,8 +3,8 @@
 //!
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
 //! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
-//! `POST /api/share` and `GET /s/<id>` ([`shares`]), `POST /api/history/push` and
-//! `GET /api/history` ([`history`]), and everything else from the built app
+//! `POST /api/discovery/rescan` ([`discovery`]), `POST /api/share` and `GET /s/<id>` ([`shares`]),
+//! `POST /api/history/push` and `GET /api/history` ([`history`]), and everything else from the built app
 //! (`server.dist`, with `index.html` as the fallback for client-side routes), `GET /signin`,
 //! `POST /api/signin` and `POST /api/signout` ([`auth`]). Every request passes [`access::guard`]
 //! (which pages may ask), then [`auth::check`] (who is asking: a [`person::Person`]), and gets
@@ -21,6 +21,7 @@ pub mod access;
 pub mod auth;
 pub mod clock;
 pub mod config;
+pub mod discovery;
 pub mod error;
 pub mod headers;
 pub mod history;
@@ -61,6 +62,7 @@ pub fn app(state: AppState) -> Router {
         .route("/metrics", get(http::metrics))
         .route("/api/models", get(http::models))
         .route("/api/access", post(access::probe))
+        .route("/api/discovery/rescan", post(discovery::rescan))
         .route(
             "/api/share",
             // Room above the link limit, so a link a little too long gets the handler's clear 413.

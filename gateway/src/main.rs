@@ -118,6 +118,8 @@ async fn main() -> ExitCode {
             tracing::error!("store: {} is not ready, retried on each use: {err}", state.store().describe())
         }
     }
+    // In the background: the gateway serves at once, and found servers join the list when they answer.
+    state.discovery().scan_in_background();
     let models = state.model_list();
     for model in &models.models {
         match &model.problem {

@@ -44,7 +44,7 @@ pub fn model_list(
     models.sort_by_key(|m| rank(m));
     let notice = default.is_none().then(|| NO_MODEL_NOTICE.to_owned());
     let profiles = profiles::resolve_all(profiles, &models);
-    ModelList { models, default, notice, profiles }
+    ModelList { models, default, notice, profiles, ..ModelList::default() }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::access::Access;
 use crate::auth::Auth;
 use crate::config::{Config, ProfileConfig, ServerConfig};
+use crate::discovery::Discovery;
 use crate::limits::Limits;
 use crate::metrics::{Metrics, ScrapePolicy};
 use crate::models;
@@ -39,6 +40,7 @@ struct Inner {
     scrape: ScrapePolicy,
     store: Arc<dyn Store>,
     history: crate::history::HistoryLimits,
+    discovery: Arc<Discovery>,
 }
 
 impl AppState {
@@ -68,6 +70,7 @@ impl AppState {
             scrape: ScrapePolicy::new(config),
             store,
             history: crate::history::HistoryLimits::from(&config.store),
+            discovery: Arc::new(Discovery::new(config)),
         }))
     }
 
@@ -151,15 +154,28 @@ impl AppState {
         self.0.next_connection.fetch_add(1, Ordering::Relaxed)
     }
 
-    /// The provider serving model id `provider/model`, and the model's name at the provider.
+    /// Model servers found on this machine (`[discovery]`).
+    pub fn discovery(&self) -> &Arc<Discovery> {
+        &self.0.discovery
+    }
+
+    /// The provider serving model id `provider/model` (configured, else found), and the model's
+    /// name at the provider.
     pub(crate) fn find_model(&self, id: &str) -> Option<(Arc<dyn Provider>, String)> {
         let (name, model) = id.split_once('/')?;
-        let provider = self.0.providers.iter().find(|p| p.name() == name)?;
+        let found = self.0.discovery.found();
+        let provider = self.0.providers.iter().chain(&found.providers).find(|p| p.name() == name)?;
         provider.models().iter().any(|m| m.model == model).then(|| (provider.clone(), model.to_owned()))
     }
 
-    /// The body of `GET /api/models`.
+    /// The body of `GET /api/models`: the configured providers' models, then the found ones'.
     pub fn model_list(&self) -> ModelList {
-        models::model_list(&self.0.providers, self.0.default_model.as_deref(), &self.0.profiles)
+        let found = self.0.discovery.found();
+        let providers: Vec<Arc<dyn Provider>> =
+            self.0.providers.iter().chain(&found.providers).cloned().collect();
+        let mut list = models::model_list(&providers, self.0.default_model.as_deref(), &self.0.profiles);
+        list.found = found.servers.clone();
+        list.discovery = self.0.discovery.active();
+        list
     }
 }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use common::{Client, Gateway, Outcome, start_with};
 use flint_gateway::config::{
-    Config, ModelConfig, OpenAiConfig, ProviderConfig, ResponsesConfig, ResponsesTransport,
+    Config, DiscoveryPorts, ModelConfig, OpenAiConfig, ProviderConfig, ResponsesConfig, ResponsesTransport,
 };
 use flint_protocol::{
     ChatMessage, ClientMessage, ErrorCode, FinishReason, GenParams, Role, ServerMessage, StartRequest,
@@ -162,6 +162,28 @@ async fn llama_cpp_python_streams_an_answer_with_usage() {
     // gateway counts the streamed chunks and has no prompt count. A later version that reports
     // one must report a real one.
     assert!(usage.prompt_tokens.is_none_or(|n| n > 0), "{usage:?}");
+}
+
+#[tokio::test]
+async fn llama_cpp_python_is_found_without_a_file_and_answers() {
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let _timed = Timed("llama_cpp_python_is_found_without_a_file_and_answers", Instant::now());
+    let server = llama_cpp_python().await;
+    let port: u16 = server.base_url().trim_end_matches("/v1").rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
+    let gw = start_with(move |config: &mut Config| {
+        config.providers.clear();
+        config.discovery.ports = DiscoveryPorts { llama_cpp: port, ..DiscoveryPorts::none() };
+    })
+    .await;
+    gw.state.discovery().scan().await;
+    let list = gw.state.model_list();
+    let id = format!("llama-cpp/{ALIAS}");
+    assert!(list.models.iter().any(|m| m.id == id && m.available), "{:?}", list.models);
+    assert_eq!(list.default.as_deref(), Some(id.as_str()), "with nothing configured, the find is the default");
+    let mut client = connect(&gw).await;
+    let outcome = ask(&mut client, 1, &id, vec![user("Name a colour.")], at_most(16)).await;
+    assert!(!outcome.text.trim().is_empty(), "the answer has text: {:?}", outcome.end);
+    finished(&outcome);
 }
 
 /// Starts streams 1‥=3 at once and reads them to their ends; returns them and the other frames.

@@ -118,6 +118,31 @@ pub struct ModelList {
     /// Configured profiles, in the file's order; the app's toggle switches between the first two.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<Profile>,
+    /// Model servers the gateway found by itself on its own machine (Ollama, llama.cpp's server…),
+    /// whose models are in `models` under the server's `provider` name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub found: Vec<FoundServer>,
+    /// Whether the gateway looks for such servers, so the picker may offer "Rescan".
+    #[serde(default)]
+    pub discovery: bool,
+}
+
+/// A model server found on the gateway's machine without any configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundServer {
+    /// The provider name its models are listed under (`ollama`).
+    pub provider: String,
+    /// What it is, for people (`Ollama`).
+    pub kind: String,
+    /// Where it answers (`127.0.0.1:11434`).
+    pub address: String,
+    /// Its largest model by parameter count, where the names or the server say (`ollama/qwen2.5-coder:7b`);
+    /// else its first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<String>,
+    /// Why its models cannot be used (it wants a key), for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// A named set of settings (`[profiles.NAME]` in the gateway's `flint.toml`): a model and how to

@@ -1,11 +1,17 @@
-//! The model picker, filled from `GET /api/models`.
+//! The model picker, filled from `GET /api/models`, and its "Rescan" for model servers the gateway
+//! finds on its machine (`POST /api/discovery/rescan`).
 
+use flint_protocol::ModelList;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::context::ModelChoice;
-use crate::models::{any_usable, option_label, option_title};
+use crate::interop::http::post_json;
+use crate::models::{any_usable, found_summary, option_label, option_title};
 
 /// A `<select>` of the gateway's models; unusable ones are shown disabled with their problem.
+/// Where the gateway looks for local model servers, a "Rescan" button looks again and says what
+/// it found.
 #[component]
 pub fn ModelPicker() -> impl IntoView {
     let choice = expect_context::<ModelChoice>();
@@ -31,6 +37,21 @@ pub fn ModelPicker() -> impl IntoView {
         }
         Some(Ok(_)) => None,
     };
+    let scanning = RwSignal::new(false);
+    let said = RwSignal::new(None::<String>);
+    let rescan = move |_| {
+        scanning.set(true);
+        spawn_local(async move {
+            let answer = post_json::<_, ModelList>("/api/discovery/rescan", &()).await;
+            said.set(Some(match answer {
+                Ok(list) => found_summary(&list.found, &list.models),
+                Err(err) => err.to_string(),
+            }));
+            scanning.set(false);
+            choice.models.refetch();
+        });
+    };
+    let looks = move || choice.models.get().and_then(|r| r.ok()).is_some_and(|l| l.discovery);
     view! {
         <label class="model-picker">
             <span class="field-label">"Model"</span>
@@ -46,5 +67,20 @@ pub fn ModelPicker() -> impl IntoView {
                 {options}
             </select>
         </label>
+        <Show when=looks>
+            <button
+                type="button"
+                class="rescan"
+                data-testid="rescan-models"
+                title="Look again for Ollama, llama.cpp, LM Studio, vLLM, SGLang or LiteLLM on the gateway's machine"
+                disabled=move || scanning.get()
+                on:click=rescan
+            >
+                {move || if scanning.get() { "Looking…" } else { "Rescan" }}
+            </button>
+        </Show>
+        <span class="rescan-status" data-testid="rescan-status" role="status">
+            {move || said.get()}
+        </span>
     }
 }

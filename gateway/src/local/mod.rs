@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use llama_cpp_2::llama_backend::LlamaBackend;
 
 mod admission;
+pub mod code_end;
 pub mod engine;
 pub mod gguf;
 pub mod model_file;

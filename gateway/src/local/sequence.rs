@@ -7,6 +7,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc::UnboundedSender;
 
+use super::code_end::CodeEnd;
 use crate::provider::{ClientId, ProviderError, ProviderEvent};
 
 /// Where a provider stream's events go.
@@ -44,17 +45,6 @@ impl Sampling {
     }
 }
 
-/// Ends a stream early: as soon as `at` has been generated, with `then` sent as the answer's last
-/// text. Small models often go on after `</html>` (a second page, prose) until `max_tokens`; ending
-/// at the tag itself bounds the answer by the document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StopRule {
-    /// Ends the answer, included (for example `</html>`).
-    pub at: &'static str,
-    /// Text sent after it in place of what the model would have written (for example the fence).
-    pub then: &'static str,
-}
-
 /// A generation request for the engine thread.
 pub struct Job {
     /// The connection that asked; free sequences are shared fairly between connections.
@@ -64,8 +54,10 @@ pub struct Job {
     /// The answer's beginning that is already part of the prompt; sent with the first generated
     /// token, so time to first token stays the model's.
     pub preamble: String,
-    /// Where to end the answer early, if anywhere.
-    pub stop: Option<StopRule>,
+    /// Where to end the answer early, if anywhere: when its code is complete (read after the
+    /// `preamble`). Small models often go on after their page (a second page, prose) until
+    /// `max_tokens`.
+    pub stop: Option<CodeEnd>,
     /// Upper bound on generated tokens.
     pub max_tokens: u32,
     /// Token choice.
@@ -100,11 +92,7 @@ pub struct Sequence {
     piece: Vec<u8>,
     /// Text still to send in front of the first generated text (empty once sent).
     preamble: String,
-    stop: Option<StopRule>,
-    /// Generated text so far, kept only when there is a stop rule.
-    text: String,
-    /// Where the stop rule's search resumes in `text`, so each token scans only new text.
-    scanned: usize,
+    stop: Option<CodeEnd>,
 }
 
 /// What happened after a sampled token.
@@ -134,8 +122,6 @@ impl Sequence {
             piece: Vec::with_capacity(32),
             preamble: job.preamble,
             stop: job.stop,
-            text: String::new(),
-            scanned: 0,
         }
     }
 
@@ -191,22 +177,14 @@ impl Sequence {
         Step::Continue
     }
 
-    /// Cuts `chunk` just after the stop rule's `at`, with its `then` appended, if it completes there.
+    /// Cuts `chunk` where the code is complete, with what closes it, if it completes there.
     fn apply_stop(&mut self, mut chunk: String) -> (String, bool) {
-        let Some(rule) = self.stop else { return (chunk, false) };
-        let start = self.text.len();
-        self.text.push_str(&chunk);
-        match stop_end(&self.text, self.scanned, rule.at) {
-            Ok(end) => {
-                chunk.truncate(end.max(start) - start);
-                chunk.push_str(rule.then);
-                (chunk, true)
-            }
-            Err(resume) => {
-                self.scanned = resume;
-                (chunk, false)
-            }
-        }
+        let Some(end) = self.stop.as_mut().and_then(|reader| reader.push(&chunk)) else {
+            return (chunk, false);
+        };
+        chunk.truncate(end.keep);
+        chunk.push_str(end.then);
+        (chunk, true)
     }
 
     /// Sends usage and the finish event.
@@ -223,21 +201,6 @@ impl Sequence {
         }));
         self.send(Ok(ProviderEvent::Finished(reason)));
         Step::Done
-    }
-}
-
-/// Where `text` ends: just after the first `at` found from byte `from` on; else `Err` with where the
-/// next search must start (an `at` may be split across tokens, so its possible start is kept).
-fn stop_end(text: &str, from: usize, at: &str) -> Result<usize, usize> {
-    match text[from..].find(at) {
-        Some(i) => Ok(from + i + at.len()),
-        None => {
-            let mut resume = text.len().saturating_sub(at.len() - 1).max(from);
-            while !text.is_char_boundary(resume) {
-                resume -= 1;
-            }
-            Err(resume)
-        }
     }
 }
 
@@ -267,20 +230,7 @@ fn take_utf8(buf: &mut Vec<u8>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{stop_end, take_utf8};
-
-    #[test]
-    fn stop_rule_ends_at_the_closing_tag() {
-        assert_eq!(stop_end("<p></p>\n</html>\n```\nThis page", 0, "</html>"), Ok("<p></p>\n</html>".len()));
-        assert_eq!(stop_end("<p></p>\n", 0, "</html>"), Err("<p></p>\n".len() - 6));
-        // A tag split across tokens is found from where the last search left off.
-        let text = "<body></body></ht";
-        let resume = stop_end(text, 0, "</html>").unwrap_err();
-        let text = format!("{text}ml>");
-        assert_eq!(stop_end(&text, resume, "</html>"), Ok(text.len()));
-        // The resume point never splits a character.
-        assert!(stop_end("ééééé", 0, "</html>").is_err_and(|at| "ééééé".is_char_boundary(at)));
-    }
+    use super::take_utf8;
 
     #[test]
     fn split_characters_wait_for_their_rest() {

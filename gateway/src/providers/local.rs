@@ -12,9 +12,10 @@ use flint_protocol::{ChatMessage, ModelInfo, Role};
 
 use super::{EventStream, GenRequest, Provider, ProviderError};
 use crate::config::LocalConfig;
+use crate::local::code_end::CodeEnd;
 use crate::local::engine::{Engine, EngineConfig};
 use crate::local::queue::WaitingLimits;
-use crate::local::sequence::{Job, Sampling, StopRule};
+use crate::local::sequence::{Job, Sampling};
 use crate::local::template::{ChatTemplate, TUNED_SYSTEM_PROMPT, with_system_prompt};
 use crate::local::{default_threads, model_file};
 
@@ -25,9 +26,9 @@ pub const DEFAULT_TEMPERATURE: f32 = 0.2;
 pub const DEFAULT_TOP_P: f32 = 0.95;
 
 /// With `prime_html`, every answer starts with this (it ends the prompt and is sent as the first
-/// text), and ends at `</html>`, with the fence closed for it.
+/// text), and ends when its code is complete ([`CodeEnd`]): at `</html>`, with the fence closed
+/// for it, or where the model closes the fence itself.
 pub const HTML_PRIMER: &str = "```html\n<!DOCTYPE html>\n<html>\n";
-const HTML_STOP: StopRule = StopRule { at: "</html>", then: "\n```\n" };
 
 /// Builds the local provider from its configuration. Never fails: a model that cannot be loaded
 /// yields a provider that says why.
@@ -128,7 +129,7 @@ impl LocalProvider {
             seed: params.seed.map_or_else(random_seed, fold_seed),
         };
         let (events, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let stop = (!preamble.is_empty()).then_some(HTML_STOP);
+        let stop = (!preamble.is_empty()).then(|| CodeEnd::after(&preamble));
         // A refusal comes back here, so the stream's first item says why at once.
         ready.engine.submit(Job {
             client: request.client,
@@ -159,7 +160,7 @@ impl Provider for LocalProvider {
             id: format!("{}/{}", self.config.name, self.config.model),
             provider: self.config.name.clone(),
             model: self.config.model.clone(),
-            label: format!("{} (embedded, CPU)", self.config.model),
+            label: label(&self.config.model),
             context_window: self.config.context_window,
             // The window the engine allocates: configured, and exact.
             context_source: flint_protocol::ContextSource::Configured,
@@ -178,6 +179,16 @@ impl Provider for LocalProvider {
             Ok(stream) => stream,
             Err(e) => Box::pin(futures::stream::once(async move { Err(e) })),
         }
+    }
+}
+
+/// The picker's label: the shipped SmolLM2 says plainly what it is (the app reads "demo model" to
+/// offer a found server's model instead); another configured file is named as it is.
+fn label(model: &str) -> String {
+    if model == LocalConfig::default().model {
+        format!("{model} · 135M demo model (embedded, CPU)")
+    } else {
+        format!("{model} (embedded, CPU)")
     }
 }
 

@@ -1,0 +1,460 @@
+//! Model servers found on loopback (`[discovery]`): a fake server of each kind on a free port, the
+//! ports pointed at them, and what `/api/models` and a stream then show.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use common::{Client, start_with};
+use flint_gateway::AppState;
+use flint_gateway::config::{Config, DiscoveryPorts, ModelConfig, OpenAiConfig, ProviderConfig};
+use flint_protocol::{
+    ChatMessage, ClientMessage, ContextSource, ModelList, Role, ServerMessage, StartRequest,
+};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+/// What a fake server was asked: each path, and whether any request carried a key.
+#[derive(Default)]
+struct Seen {
+    paths: Vec<String>,
+    keys: usize,
+}
+
+struct Fake {
+    port: u16,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl Fake {
+    fn paths(&self) -> Vec<String> {
+        self.seen.lock().unwrap().paths.clone()
+    }
+    fn keys(&self) -> usize {
+        self.seen.lock().unwrap().keys
+    }
+}
+
+async fn record(State(seen): State<Arc<Mutex<Seen>>>, request: Request, next: Next) -> Response {
+    {
+        let mut seen = seen.lock().unwrap();
+        seen.paths.push(request.uri().path().to_owned());
+        if request.headers().contains_key("authorization") {
+            seen.keys += 1;
+        }
+    }
+    next.run(request).await
+}
+
+async fn serve(routes: Router) -> Fake {
+    serve_on(TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds"), routes)
+}
+
+fn serve_on(listener: TcpListener, routes: Router) -> Fake {
+    let port = listener.local_addr().expect("address").port();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let app = routes.layer(middleware::from_fn_with_state(seen.clone(), record));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Fake { port, seen }
+}
+
+fn json_route(body: Value) -> axum::routing::MethodRouter {
+    get(move || async move { axum::Json(body) })
+}
+
+/// An OpenAI-compatible streamed answer: one chunk saying `text`, then the end.
+async fn chat() -> Response {
+    let chunk = json!({ "choices": [{ "index": 0, "delta": { "content": "<p>found</p>" } }] });
+    let done = json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
+    let body = format!("data: {chunk}\n\ndata: {done}\n\ndata: [DONE]\n\n");
+    ([("content-type", "text/event-stream")], body).into_response()
+}
+
+async fn ollama() -> Fake {
+    serve(ollama_routes()).await
+}
+
+fn ollama_routes() -> Router {
+    Router::new()
+            .route(
+                "/api/tags",
+                json_route(json!({ "models": [
+                    { "name": "qwen2.5-coder:1.5b", "details": { "family": "qwen2", "parameter_size": "1.5B" } },
+                    { "name": "qwen2.5-coder:7b", "details": { "family": "qwen2", "parameter_size": "7.6B" } },
+                    { "name": "nomic-embed-text:latest", "details": { "family": "nomic-bert" } },
+                ] })),
+            )
+            .route(
+                "/api/show",
+                post(|| async { axum::Json(json!({ "model_info": { "qwen2.context_length": 32768 } })) }),
+            )
+        .route("/v1/chat/completions", post(chat))
+}
+
+async fn llama_cpp() -> Fake {
+    serve(
+        Router::new()
+            .route("/v1/models", json_route(json!({ "data": [{ "id": "gemma-3-4b-it-Q4_K_M.gguf" }] })))
+            .route(
+                "/props",
+                json_route(json!({ "total_slots": 1, "default_generation_settings": { "n_ctx": 4096 } })),
+            )
+            .route("/health", json_route(json!({ "status": "ok" }))),
+    )
+    .await
+}
+
+async fn lm_studio() -> Fake {
+    serve(Router::new().route(
+        "/api/v0/models",
+        json_route(json!({ "data": [
+            { "id": "qwen2.5-7b-instruct", "type": "llm", "max_context_length": 32768 },
+            { "id": "text-embedding-nomic-embed-text-v1.5", "type": "embeddings" },
+        ] })),
+    ))
+    .await
+}
+
+async fn vllm_like() -> Fake {
+    serve(
+        Router::new()
+            .route(
+                "/v1/models",
+                json_route(
+                    json!({ "data": [{ "id": "Qwen/Qwen2.5-Coder-7B-Instruct", "max_model_len": 16384 }] }),
+                ),
+            )
+            .route("/get_model_info", json_route(json!({ "model_path": "Qwen/Qwen2.5-Coder-7B-Instruct" }))),
+    )
+    .await
+}
+
+async fn litellm_with_key() -> Fake {
+    let refuse =
+        || async { (StatusCode::UNAUTHORIZED, axum::Json(json!({ "error": "Authentication Error" }))) };
+    serve(Router::new().route("/v1/models", get(refuse)).route("/model/info", get(refuse))).await
+}
+
+/// A port where nothing listens (bound, then closed).
+async fn closed_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");
+    listener.local_addr().expect("address").port()
+}
+
+fn looking_at(ports: DiscoveryPorts) -> impl FnOnce(&mut Config) {
+    move |config: &mut Config| {
+        config.discovery.ports = ports;
+    }
+}
+
+async fn model_list(addr: SocketAddr) -> ModelList {
+    reqwest::get(format!("http://{addr}/api/models")).await.expect("GET").json().await.expect("a model list")
+}
+
+async fn rescan(addr: SocketAddr, origin: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new().post(format!("http://{addr}/api/discovery/rescan"));
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    request.send().await.expect("POST rescan")
+}
+
+/// Waits for the found providers' own questions (windows, slots) to be answered.
+async fn window_of(state: &AppState, id: &str, source: ContextSource) -> u32 {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let list = state.model_list();
+        let model =
+            list.models.iter().find(|m| m.id == id).unwrap_or_else(|| panic!("{id} listed: {list:?}"));
+        if model.context_source == source {
+            return model.context_window;
+        }
+        assert!(Instant::now() < deadline, "{id} never got a {source:?} window: {model:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn every_kind_of_server_is_found_with_its_models_and_never_sent_a_key() {
+    let (ollama, llama, lm, vllm, sglang, litellm) = (
+        ollama().await,
+        llama_cpp().await,
+        lm_studio().await,
+        vllm_like().await,
+        vllm_like().await,
+        litellm_with_key().await,
+    );
+    let ports = DiscoveryPorts {
+        ollama: ollama.port,
+        llama_cpp: llama.port,
+        lm_studio: lm.port,
+        vllm: vllm.port,
+        sglang: sglang.port,
+        litellm: litellm.port,
+    };
+    let gw = start_with(looking_at(ports)).await;
+    assert!(gw.state.model_list().found.is_empty(), "nothing is probed before a scan");
+    gw.state.discovery().scan().await;
+    let list = gw.state.model_list();
+    assert!(list.discovery);
+    let kinds: Vec<(&str, &str)> =
+        list.found.iter().map(|s| (s.provider.as_str(), s.kind.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("ollama", "Ollama"),
+            ("llama-cpp", "llama.cpp server"),
+            ("lm-studio", "LM Studio"),
+            ("vllm", "vLLM"),
+            ("sglang", "SGLang"),
+            ("litellm", "LiteLLM")
+        ]
+    );
+    let ids: Vec<&str> =
+        list.models.iter().filter(|m| !m.id.starts_with("scripted/")).map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "ollama/qwen2.5-coder:1.5b",
+            "ollama/qwen2.5-coder:7b",
+            "llama-cpp/gemma-3-4b-it-Q4_K_M.gguf",
+            "lm-studio/qwen2.5-7b-instruct",
+            "vllm/Qwen/Qwen2.5-Coder-7B-Instruct",
+            "sglang/Qwen/Qwen2.5-Coder-7B-Instruct",
+        ],
+        "embedding models are left out"
+    );
+    assert_eq!(list.found[0].best.as_deref(), Some("ollama/qwen2.5-coder:7b"), "the largest is offered");
+    assert_eq!(list.default.as_deref(), Some("scripted/counter@20000"), "a find never becomes the default");
+    let litellm_found = &list.found[5];
+    assert!(litellm_found.problem.as_deref().is_some_and(|p| p.contains("wants a key")), "{litellm_found:?}");
+    assert!(list.models.iter().all(|m| m.provider != "litellm"), "a server that wants a key offers nothing");
+    // Windows as each kind tells them.
+    assert_eq!(window_of(&gw.state, "ollama/qwen2.5-coder:7b", ContextSource::Discovered).await, 32768);
+    assert_eq!(
+        window_of(&gw.state, "llama-cpp/gemma-3-4b-it-Q4_K_M.gguf", ContextSource::Discovered).await,
+        4096
+    );
+    assert_eq!(
+        window_of(&gw.state, "vllm/Qwen/Qwen2.5-Coder-7B-Instruct", ContextSource::Discovered).await,
+        16384
+    );
+    assert_eq!(window_of(&gw.state, "lm-studio/qwen2.5-7b-instruct", ContextSource::Configured).await, 32768);
+    for fake in [&ollama, &llama, &lm, &vllm, &sglang, &litellm] {
+        assert_eq!(fake.keys(), 0, "a key reached the server at {}: {:?}", fake.port, fake.paths());
+    }
+    assert!(
+        litellm.paths().iter().all(|p| p == "/v1/models"),
+        "one refusal is enough: {:?}",
+        litellm.paths()
+    );
+}
+
+#[tokio::test]
+async fn a_found_model_runs_a_prompt() {
+    let ollama = ollama().await;
+    let gw = start_with(looking_at(DiscoveryPorts { ollama: ollama.port, ..DiscoveryPorts::none() })).await;
+    gw.state.discovery().scan().await;
+    let mut client = Client::connect(gw.addr).await;
+    let start = StartRequest {
+        stream: 1,
+        model: "ollama/qwen2.5-coder:7b".into(),
+        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
+        params: Default::default(),
+    };
+    client.send(&ClientMessage::Start(start)).await;
+    let (mut done, others) = client.collect(&[1]).await;
+    assert!(others.is_empty(), "{others:?}");
+    let outcome = done.remove(0).1;
+    assert_eq!(outcome.text, "<p>found</p>", "{:?}", outcome.end);
+    assert!(matches!(outcome.end, ServerMessage::Done { .. }), "{:?}", outcome.end);
+    assert_eq!(ollama.keys(), 0);
+}
+
+#[tokio::test]
+async fn a_configured_provider_at_the_same_address_wins() {
+    let ollama = ollama().await;
+    let port = ollama.port;
+    let gw = start_with(move |config: &mut Config| {
+        config.discovery.ports = DiscoveryPorts { ollama: port, ..DiscoveryPorts::none() };
+        config.providers.push(ProviderConfig::Openai(OpenAiConfig {
+            name: "mine".into(),
+            base_url: format!("http://localhost:{port}/v1"),
+            api_key_env: None,
+            api_key: None,
+            api_key_optional: false,
+            models: vec![ModelConfig {
+                id: "qwen2.5-coder:7b".into(),
+                label: None,
+                context_window: None,
+                tokenizer: None,
+                reasoning: None,
+                price: None,
+            }],
+            max_tokens_field: Default::default(),
+            max_concurrent: None,
+            allow_user_keys: false,
+        }));
+    })
+    .await;
+    gw.state.discovery().scan().await;
+    let list = gw.state.model_list();
+    assert!(list.found.is_empty(), "{:?}", list.found);
+    assert!(list.models.iter().any(|m| m.id == "mine/qwen2.5-coder:7b"));
+    assert!(
+        !ollama.paths().contains(&"/api/tags".to_owned()),
+        "its port was not probed: {:?}",
+        ollama.paths()
+    );
+}
+
+#[tokio::test]
+async fn nothing_is_probed_off_loopback_or_when_turned_off() {
+    let ollama = ollama().await;
+    let ports = DiscoveryPorts { ollama: ollama.port, ..DiscoveryPorts::none() };
+    let public = start_with(move |config: &mut Config| {
+        config.discovery.ports = ports;
+        config.server.listen = "0.0.0.0:8787".parse().unwrap();
+    })
+    .await;
+    let off = start_with(move |config: &mut Config| {
+        config.discovery.ports = ports;
+        config.discovery.enabled = Some(false);
+    })
+    .await;
+    for gw in [&public, &off] {
+        gw.state.discovery().scan().await;
+        assert!(gw.state.model_list().found.is_empty());
+        assert!(!gw.state.model_list().discovery, "the picker offers no Rescan");
+        let origin = format!("http://{}", gw.addr);
+        let refused = rescan(gw.addr, Some(&origin)).await;
+        assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+        assert!(refused.text().await.unwrap().contains("[discovery]"));
+    }
+    assert!(ollama.paths().is_empty(), "probed: {:?}", ollama.paths());
+    // An operator may turn it on for a gateway others reach.
+    let on = start_with(move |config: &mut Config| {
+        config.discovery.ports = ports;
+        config.server.listen = "0.0.0.0:8787".parse().unwrap();
+        config.discovery.enabled = Some(true);
+    })
+    .await;
+    on.state.discovery().scan().await;
+    assert_eq!(on.state.model_list().found.len(), 1);
+}
+
+#[tokio::test]
+async fn rescan_takes_only_the_own_page_and_not_too_often() {
+    // A server that starts after the gateway, found by the page's Rescan.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");
+    let port = listener.local_addr().expect("address").port();
+    let gw = start_with(move |config: &mut Config| {
+        config.discovery.ports = DiscoveryPorts { ollama: port, ..DiscoveryPorts::none() };
+        config.server.allowed_origins.push("http://127.0.0.1:9".into());
+    })
+    .await;
+    let ollama = serve_on(listener, ollama_routes());
+    let own_new = format!("http://{}", gw.addr);
+    assert!(model_list(gw.addr).await.found.is_empty());
+    assert_eq!(rescan(gw.addr, None).await.status(), StatusCode::FORBIDDEN, "a hand-made request");
+    assert_eq!(
+        rescan(gw.addr, Some("http://127.0.0.1:9")).await.status(),
+        StatusCode::FORBIDDEN,
+        "an allowed origin that is not the gateway's own"
+    );
+    assert_eq!(rescan(gw.addr, Some("https://evil.example")).await.status(), StatusCode::FORBIDDEN);
+    assert!(ollama.paths().is_empty(), "refused rescans probe nothing");
+    let answer = rescan(gw.addr, Some(&own_new)).await;
+    assert_eq!(answer.status(), StatusCode::OK);
+    let list: ModelList = answer.json().await.expect("the new model list");
+    assert_eq!(list.found.len(), 1);
+    assert_eq!(model_list(gw.addr).await.found.len(), 1, "kept for /api/models");
+    let again = rescan(gw.addr, Some(&own_new)).await;
+    assert_eq!(again.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(again.headers().contains_key("retry-after"));
+    assert!(again.text().await.unwrap().contains("try again"));
+}
+
+#[tokio::test]
+async fn looking_never_slows_the_start_and_gives_up_fast() {
+    // Nothing listens at five ports; the sixth accepts and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").await.expect("port 0 binds");
+    let silent_port = silent.local_addr().expect("address").port();
+    let keep = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let ports = DiscoveryPorts {
+        ollama: closed_port().await,
+        llama_cpp: closed_port().await,
+        lm_studio: closed_port().await,
+        vllm: closed_port().await,
+        sglang: closed_port().await,
+        litellm: silent_port,
+    };
+    let mut config = Config::default();
+    config.discovery.ports = ports;
+    config.share.database =
+        std::env::temp_dir().join(format!("flint-discovery-{}", std::process::id())).join("s.db");
+    config.auth.database = config.share.database.with_file_name("a.db");
+    let mut quiet = config.clone();
+    quiet.discovery.enabled = Some(false);
+    let started = Instant::now();
+    let state = AppState::from_config(&quiet, &|_| None);
+    state.discovery().scan_in_background();
+    let without = started.elapsed();
+    let started = Instant::now();
+    let state = AppState::from_config(&config, &|_| None);
+    state.discovery().scan_in_background();
+    let _ = state.model_list();
+    let with = started.elapsed();
+    assert!(
+        with < without + Duration::from_millis(300),
+        "start took {with:?} with discovery, {without:?} without"
+    );
+    let started = Instant::now();
+    let found = state.discovery().scan().await;
+    let took = started.elapsed();
+    assert!(found.servers.is_empty());
+    assert!(took < Duration::from_millis(1500), "a look with nothing to find took {took:?}");
+    keep.abort();
+}
+
+#[tokio::test]
+async fn a_probe_follows_no_redirect_and_reads_no_huge_answer() {
+    let elsewhere = ollama().await;
+    let target = format!("http://127.0.0.1:{}/api/tags", elsewhere.port);
+    let redirecting = serve(Router::new().route(
+        "/api/tags",
+        get(move || async move { (StatusCode::FOUND, [("location", target)]).into_response() }),
+    ))
+    .await;
+    let huge = serve(Router::new().route(
+        "/v1/models",
+        get(|| async {
+            let filler = "x".repeat(2 << 20);
+            axum::Json(json!({ "data": [{ "id": "m" }], "filler": filler }))
+        }),
+    ))
+    .await;
+    let gw = start_with(looking_at(DiscoveryPorts {
+        ollama: redirecting.port,
+        vllm: huge.port,
+        ..DiscoveryPorts::none()
+    }))
+    .await;
+    let found = gw.state.discovery().scan().await;
+    assert!(found.servers.is_empty(), "{:?}", found.servers);
+    assert!(elsewhere.paths().is_empty(), "the redirect was followed: {:?}", elsewhere.paths());
+    assert_eq!(redirecting.paths(), ["/api/tags", "/v1/models"]);
+}
