@@ -5,7 +5,7 @@
 // The app talks to a frame over a MessageChannel: on the frame's first `load` it posts one
 // `{flint:'connect'}` message carrying a port, the only message it ever posts to the window. This
 // script takes exactly one port, from `parent`, and then stops listening to window messages; all
-// traffic (snapshot, applied, run, console, loaded, ping) goes over the port. A frame is one of:
+// traffic (snapshot, append, applied, run, console, loaded, ping) goes over the port. A frame is one of:
 // - a runtime frame, which gets HTML snapshots while an answer streams and morphs its DOM with
 //   idiomorph. The snapshots are made inert first (no scripts, handlers, frames, plugins, `<base>`,
 //   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
@@ -35,14 +35,22 @@
     return (self) => apply(get, self, []);
   };
   const morph = Idiomorph.morph;
+  // Appends copied from an incremental parse (preview-live.js), taken like the checks below.
+  const streaming = self.FlintLive;
+  delete self.FlintLive;
   // The checks (preview-checks.js) and pick mode (preview-pick.js), taken before any page can
   // reach them.
   const checks = self.FlintChecks;
   delete self.FlintChecks;
   const picker = self.FlintPick;
   delete self.FlintPick;
-  const parser = new DOMParser();
-  const parse = method(DOMParser.prototype, 'parseFromString');
+  const implementation = document.implementation;
+  const createDocument = method(DOMImplementation.prototype, 'createHTMLDocument');
+  const importNode = method(Document.prototype, 'importNode');
+  const replaceChild = method(Node.prototype, 'replaceChild');
+  const insertBefore = method(Node.prototype, 'insertBefore');
+  const firstChildOf = getter(Node.prototype, 'firstChild');
+  const matches = method(Element.prototype, 'matches');
   const now = performance.now.bind(performance);
   const setTimer = setTimeout;
   const queryAll = method(Document.prototype, 'querySelectorAll');
@@ -150,14 +158,69 @@
     }
   }
 
-  function applySnapshot(html) {
-    const next = parse(parser, html, 'text/html');
+  /** Whether the inert page leaves `el` out altogether (see `inert`). */
+  function removed(el) {
+    const name = localName(el);
+    return matches(el, REMOVED) || ((name === 'animate' || name === 'set')
+      && /href|src|action/i.test(getAttribute(el, 'attributeName') ?? ''));
+  }
+  const rules = { removed, clean: inertElement };
+
+  // The answer's text as sent so far, the last text shown without error, and the incremental
+  // mirror of it (preview-live.js), or null when the next update must morph the whole page.
+  let text = '';
+  let good = null;
+  let live = null;
+
+  /** Shows `html` by morphing the whole page (and starts a mirror of it for the appends after). */
+  function applyWhole(html) {
+    live?.stop();
+    live = null;
+    const mirror = streaming.start(html, document, rules);
+    const next = createDocument(implementation, '');
+    const root = mirror.root();
+    if (root) replaceChild(next, importNode(next, root, true), documentElement(next));
     inert(next, queryAll);
-    // A frameset was removed: the document has no body left.
+    // A frameset was removed, or the text is too short to have opened them yet.
+    if (!head(next)) insertBefore(documentElement(next), createElement(next, 'head'), firstChildOf(documentElement(next)));
     if (!body(next)) appendChild(documentElement(next), createElement(next, 'body'));
     syncAttributes(documentElement(document), documentElement(next));
-    morph(head(document), head(next), { morphStyle: 'innerHTML' });
+    // The head as any other element (idiomorph's default merges heads, reordering them), and
+    // outerHTML: innerHTML would put the new head inside the old one.
+    morph(head(document), head(next), { morphStyle: 'outerHTML', head: { style: 'morph' } });
     morph(body(document), body(next), { morphStyle: 'outerHTML' });
+    if (mirror.pair()) live = mirror;
+    else mirror.stop();
+  }
+
+  /**
+   * `kind` 'snapshot': `chunk` is the whole text; 'append': it follows the text so far. Appends are
+   * copied from the incremental parse where it can follow, else the page is morphed whole. An
+   * update that throws leaves the last good render on screen, and the next good one replaces it.
+   */
+  function update(kind, chunk) {
+    text = kind === 'append' ? text + chunk : chunk;
+    let whole = true;
+    try {
+      if (kind === 'append' && live && live.append(chunk)) whole = false;
+      else applyWhole(text);
+      good = text;
+    } catch (err) {
+      live?.stop();
+      live = null;
+      send({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` });
+      if (good !== null) {
+        try {
+          applyWhole(good);
+        } catch (_) {
+          // It showed before; whatever is on screen stays.
+        }
+        // The mirror follows the good text, not the one that failed: the next update is whole.
+        live?.stop();
+        live = null;
+      }
+    }
+    return whole;
   }
 
   // A click on a link in a half-written page must not navigate the runtime frame (a link within
@@ -306,17 +369,25 @@
     }
     // Once a page is written it shares this realm: nothing more is taken from the app.
     if (written) return;
-    if (data.flint === 'snapshot' && typeof data.html === 'string') {
-      const started = now();
-      try {
-        applySnapshot(data.html);
-        // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
-        void offsetHeight(documentElement(document));
-      } catch (err) {
-        send({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` });
+    const append = data.flint === 'append' && typeof data.text === 'string';
+    if ((data.flint === 'snapshot' && typeof data.html === 'string') || append) {
+      // An append that does not follow the text this frame has (it was replaced, or a message
+      // was refused) is not applied: the app then sends the whole text.
+      if (append && data.at !== text.length) {
+        send({ flint: 'applied', ms: 0, resync: true });
+        return;
       }
-      // What the morph and its layout cost, so the app can budget how often previews are updated.
-      send({ flint: 'applied', ms: now() - started });
+      const started = now();
+      const whole = update(append ? 'append' : 'snapshot', append ? data.text : data.html);
+      // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
+      try {
+        void offsetHeight(documentElement(document));
+      } catch (_) {
+        // (Nothing to lay out.)
+      }
+      // What the update and its layout cost, so the app can budget how often previews are updated.
+      // (`whole`: whether the page was morphed whole rather than appended to.)
+      send({ flint: 'applied', ms: now() - started, whole });
     } else if (data.flint === 'check' && typeof data.doc === 'string' && checks) {
       // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
       check(data.doc, data.expect);
