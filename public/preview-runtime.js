@@ -44,6 +44,10 @@
   delete self.FlintChecks;
   const picker = self.FlintPick;
   delete self.FlintPick;
+  // The table of messages a frame is sent (preview-messages.js): anything else is dropped.
+  const messages = self.FlintMessages;
+  delete self.FlintMessages;
+  const warn = console.warn;
   const implementation = document.implementation;
   const createDocument = method(DOMImplementation.prototype, 'createHTMLDocument');
   const importNode = method(Document.prototype, 'importNode');
@@ -357,20 +361,24 @@
 
   function receive(event) {
     const data = messageData(event);
-    if (!data || typeof data !== 'object') return;
+    const problem = messages.problem(data);
+    if (problem !== null) {
+      apply(warn, console, [`Preview runtime: a message was dropped (${problem}).`]);
+      return;
+    }
     if (data.flint === 'ping') {
       send({ flint: 'pong', id: data.id });
       return;
     }
     // Pick mode is the one thing a written page's frame is still told: it only points.
     if (data.flint === 'pick' && written && canPick && picker) {
-      picker.pick(data.on === true, send);
+      picker.pick(data.on, send);
       return;
     }
     // Once a page is written it shares this realm: nothing more is taken from the app.
     if (written) return;
-    const append = data.flint === 'append' && typeof data.text === 'string';
-    if ((data.flint === 'snapshot' && typeof data.html === 'string') || append) {
+    const append = data.flint === 'append';
+    if (data.flint === 'snapshot' || append) {
       // An append that does not follow the text this frame has (it was replaced, or a message
       // was refused) is not applied: the app then sends the whole text.
       if (append && data.at !== text.length) {
@@ -388,10 +396,10 @@
       // What the update and its layout cost, so the app can budget how often previews are updated.
       // (`whole`: whether the page was morphed whole rather than appended to.)
       send({ flint: 'applied', ms: now() - started, whole });
-    } else if (data.flint === 'check' && typeof data.doc === 'string' && checks) {
+    } else if (data.flint === 'check' && checks) {
       // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
       check(data.doc, data.expect);
-    } else if (data.flint === 'run' && typeof data.doc === 'string') {
+    } else if (data.flint === 'run') {
       written = true;
       canPick = true;
       removeListener(document, 'click', blockNavigation, true);
@@ -404,7 +412,7 @@
     const data = messageData(event);
     const ports = messagePorts(event);
     if (port !== null || messageSource(event) !== parent || parent === window) return;
-    if (!data || data.flint !== 'connect' || ports.length !== 1) return;
+    if (messages.problem(data) !== null || data.flint !== 'connect' || ports.length !== 1) return;
     port = ports[0];
     // Exactly one port, from the app: nothing that arrives on the window later is listened to.
     removeListener(window, 'message', connect);

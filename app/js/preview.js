@@ -21,6 +21,7 @@
 // Their console lines are limited, clipped and handed to the app once per animation frame: see
 // `ConsoleLimiter` in preview_console.js.
 
+import { messageProblem } from './frame_messages.js';
 import { CONSOLE_QUEUE_MAX, ConsoleLimiter, consoleOut } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
@@ -175,7 +176,13 @@ export class FlintPreview {
       this.#flooded(frame, over);
       return;
     }
-    if (!data || typeof data !== 'object' || typeof data.flint !== 'string') return;
+    const problem = messageProblem(data);
+    if (problem !== null) {
+      // Once per frame: a page may send nonsense as often as its port allows.
+      if (!frame.warned) console.warn(`A preview frame's message was dropped (${problem}).`);
+      frame.warned = true;
+      return;
+    }
     switch (data.flint) {
       case 'ready':
         if (frame.ready) break;

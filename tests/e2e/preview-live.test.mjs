@@ -15,6 +15,7 @@ const FILES = {
   '/preview-checks.js': join(ROOT, 'public/preview-checks.js'),
   '/preview-pick.js': join(ROOT, 'public/preview-pick.js'),
   '/preview-live.js': join(ROOT, 'public/preview-live.js'),
+  '/preview-messages.js': join(ROOT, 'public/preview-messages.js'),
   '/idiomorph.min.js': join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js'),
 };
 
@@ -41,6 +42,7 @@ window.addFrame = () => new Promise((ok) => {
 });
 window.send = (i, message) => new Promise((ok) => { frames_[i].waiting = ok; frames_[i].port.postMessage(message); });
 window.consoleOf = (i) => frames_[i].console;
+window.post = (i, message) => frames_[i].port.postMessage(message);
 </script></body></html>`;
 
 let server;
@@ -177,4 +179,20 @@ test('an update that throws keeps the last good render on screen, and the next g
     'the failure was not reported to the console');
   await send(i, { flint: 'append', at: failing.length, text: '<p>more</p>' });
   assert.match((await shown(i)).body, /<h2>Other<\/h2>.*<div>new<\/div><p>more<\/p>/s, 'the next good update did not show');
+});
+
+test('a message a frame is not sent, or a mistyped one, is dropped with a warning', async () => {
+  const i = await page.evaluate(() => addFrame());
+  await send(i, { flint: 'snapshot', html: '<p>kept</p>' });
+  const warnings = [];
+  const listen = (m) => { if (m.type() === 'warning') warnings.push(m.text()); };
+  page.on('console', listen);
+  for (const bad of [{ flint: 'snapshot', html: 5 }, { flint: 'navigate', url: 'https://example.com' }, { flint: 'append', at: '10', text: 'x' }]) {
+    await page.evaluate(([i, m]) => globalThis.post(i, m), [i, bad]);
+  }
+  const reply = await send(i, { flint: 'append', at: 11, text: '<p>more</p>' });
+  page.off('console', listen);
+  assert.equal(reply.whole, false);
+  assert.equal((await shown(i)).body, '<body><p>kept</p><p>more</p></body>');
+  assert.equal(warnings.filter((w) => /a message was dropped/.test(w)).length, 3, warnings.join('\n'));
 });
