@@ -99,7 +99,8 @@ self.FlintLive = (() => {
     /** Pairs the source with the view, which shows the same text: false where the view differs. */
     function pair() {
       map = new WeakMap();
-      map.set(source, null);
+      // The text may not have opened <html> yet: the chunk that does is copied like any other.
+      map.set(source, view);
       const html = documentElement(source);
       if (!html) return true;
       map.set(html, documentElement(view));
@@ -123,20 +124,32 @@ self.FlintLive = (() => {
       return undefined;
     }
 
+    /** Gives the view's `mine` the attributes of source element `n`, made inert. */
+    function copyAttributes(mine, n) {
+      for (const attr of attributeNames(mine)) removeAttribute(mine, attr);
+      for (const attr of attributeNames(n)) setAttribute(mine, attr, getAttribute(n, attr));
+      rules.clean(mine);
+    }
+
     /** A view node for `n`, new in the source under `parent`: null to leave it out, undefined when it cannot be copied. */
     function make(n, parent) {
       const type = nodeType(n);
       if (type === TEXT) return createText(view, getData(n));
       if (type === COMMENT) return createComment(view, getData(n));
       if (type !== ELEMENT) return null;
+      if (parent === source) {
+        // <html>, opened by this chunk: the view's own, with its attributes.
+        const mine = documentElement(view);
+        if (!mine || localName(n) !== 'html') return undefined;
+        copyAttributes(mine, n);
+        return mine;
+      }
       if (parent === documentElement(source)) {
         // The page's head or body, opened by this chunk: the view has its own already.
         const name = localName(n);
         const mine = name === 'head' ? headOf(view) : name === 'body' ? bodyOf(view) : null;
         if (!mine || firstChild(mine)) return undefined;
-        for (const attr of attributeNames(mine)) removeAttribute(mine, attr);
-        for (const attr of attributeNames(n)) setAttribute(mine, attr, getAttribute(n, attr));
-        rules.clean(mine);
+        copyAttributes(mine, n);
         return mine;
       }
       if (rules.removed(n) || localName(n) === 'template') return localName(n) === 'template' ? undefined : null;
@@ -165,7 +178,8 @@ self.FlintLive = (() => {
           break;
         }
       }
-      if (parentNode(mine) !== v || nextSibling(mine) !== before) insertBefore(v, mine, before);
+      // (The view's own <html>, <head> and <body> stay where they are.)
+      if (parentNode(mine) !== v || (nextSibling(mine) !== before && v !== view)) insertBefore(v, mine, before);
       return true;
     }
 
