@@ -19,7 +19,7 @@ for (let run = 0; run < RUNS; run++) {
     window.__end = probe;
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) {
-        probe.tasks.push({ at: e.startTime, ms: e.duration, where: e.attribution?.[0]?.containerType || e.name });
+        probe.tasks.push({ at: e.startTime, ms: e.duration, where: `${e.name}/${e.attribution?.[0]?.containerType}${e.attribution?.[0]?.containerSrc ? ' ' + e.attribution[0].containerSrc.split('/').pop() : ''}` });
       }
     }).observe({ type: 'longtask' });
     const status = document.querySelector('[data-testid="stream-status"]');
