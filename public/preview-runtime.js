@@ -5,9 +5,12 @@
 // The app talks to a frame over a MessageChannel: on the frame's first `load` it posts one
 // `{flint:'connect'}` message carrying a port, the only message it ever posts to the window. This
 // script takes exactly one port, from `parent`, and then stops listening to window messages; all
-// traffic (snapshot, append, applied, run, console, loaded, ping) goes over the port. A frame is one of:
+// traffic (snapshot, append, applied, run, console, loaded, ping) goes over the port, each message
+// checked against the table in preview-messages.js (protocol/src/frames.rs). A frame is one of:
 // - a runtime frame, which gets HTML snapshots while an answer streams and morphs its DOM with
-//   idiomorph. The snapshots are made inert first (no scripts, handlers, frames, plugins, `<base>`,
+//   idiomorph, or, when a snapshot only extends the text it has, the appended text alone, copied
+//   from an incremental parse (preview-live.js). An update that throws leaves the last good render
+//   on screen. Whatever it shows is made inert first (no scripts, handlers, frames, plugins, `<base>`,
 //   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
 //   navigate this frame, which stays loaded for every later answer;
 // - a check frame, which gets one complete document to run hidden and judge (preview-checks.js):
@@ -44,6 +47,9 @@
   delete self.FlintChecks;
   const picker = self.FlintPick;
   delete self.FlintPick;
+  // A final page's console capture (preview-capture.js).
+  const capture = self.FlintCapture;
+  delete self.FlintCapture;
   // The table of messages a frame is sent (preview-messages.js): anything else is dropped.
   const messages = self.FlintMessages;
   delete self.FlintMessages;
@@ -56,7 +62,6 @@
   const firstChildOf = getter(Node.prototype, 'firstChild');
   const matches = method(Element.prototype, 'matches');
   const now = performance.now.bind(performance);
-  const setTimer = setTimeout;
   const queryAll = method(Document.prototype, 'querySelectorAll');
   const queryAllIn = method(DocumentFragment.prototype, 'querySelectorAll');
   const createElement = method(Document.prototype, 'createElement');
@@ -81,8 +86,6 @@
   const messageData = getter(MessageEvent.prototype, 'data');
   const messageSource = getter(MessageEvent.prototype, 'source');
   const messagePorts = getter(MessageEvent.prototype, 'ports');
-  const slice = method(String.prototype, 'slice');
-  const toString = String;
   const open = method(Document.prototype, 'open');
   const write = method(Document.prototype, 'write');
   const close = method(Document.prototype, 'close');
@@ -244,75 +247,6 @@
     const target = eventTarget(event);
     const link = target instanceof Element ? closest(target, 'a, area') : null;
     if (event.type === 'submit' || (link && !withinPage(link))) preventDefault(event);
-  }
-
-  // --- Final pages: console capture ---
-
-  const LINES_PER_S = 200;
-  const LINE_CHARS = 4_000;
-
-  /** Forwards the written page's console and uncaught errors to the app. Call after document.open(). */
-  function capture(send) {
-    const show = (value) => {
-      if (typeof value === 'string') return value;
-      try {
-        if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
-        const json = JSON.stringify(value);
-        return json === undefined ? String(value) : json;
-      } catch (_) {
-        try {
-          return String(value);
-        } catch (_) {
-          return Object.prototype.toString.call(value);
-        }
-      }
-    };
-    // A page that logs every frame must not flood the app (which limits again, on its side).
-    let windowStart = -Infinity;
-    let sent = 0;
-    let dropped = 0;
-    let timer = 0;
-    const roll = () => {
-      const at = now();
-      if (at - windowStart < 1000) return;
-      if (dropped > 0) {
-        send({ flint: 'console', level: 'warn', text: `${dropped} console lines dropped (a page may log ${LINES_PER_S} a second)` });
-      }
-      windowStart = at;
-      sent = 0;
-      dropped = 0;
-    };
-    const line = (level, text) => {
-      roll();
-      if (sent++ < LINES_PER_S) {
-        // (Taken functions: a page's own `slice` could make every line megabytes.)
-        send({ flint: 'console', level, text: slice(toString(text), 0, LINE_CHARS) });
-      } else if (dropped++ === 0 && !timer) {
-        // Say how many were dropped when the second is over, even if the page then falls silent.
-        timer = setTimer(() => {
-          timer = 0;
-          roll();
-        }, windowStart + 1001 - now());
-      }
-    };
-    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-      const original = console[level];
-      console[level] = (...args) => {
-        line(level === 'debug' ? 'log' : level, args.map(show).join(' '));
-        apply(original, console, args);
-      };
-    }
-    addListener(window, 'error', (event) => {
-      const where = event.filename ? ` (line ${event.lineno}:${event.colno})` : '';
-      line('error', `Uncaught ${event.error ? show(event.error) : event.message}${where}`);
-    });
-    addListener(window, 'unhandledrejection', (event) => {
-      line('error', `Unhandled promise rejection: ${show(event.reason)}`);
-    });
-    // The page is parsed: the app may show it without waiting for images, fonts or CDNs.
-    addListener(document, 'DOMContentLoaded', () => send({ flint: 'loaded' }));
-    // The page is leaving (it reloads or navigates): the app starts it again at once.
-    addListener(window, 'pagehide', () => send({ flint: 'gone' }));
   }
 
   /** Replaces this document with `doc`; `send` (or null) gets its console. Only ever once. */

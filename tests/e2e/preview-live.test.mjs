@@ -15,6 +15,7 @@ const FILES = {
   '/preview-checks.js': join(ROOT, 'public/preview-checks.js'),
   '/preview-pick.js': join(ROOT, 'public/preview-pick.js'),
   '/preview-live.js': join(ROOT, 'public/preview-live.js'),
+  '/preview-capture.js': join(ROOT, 'public/preview-capture.js'),
   '/preview-messages.js': join(ROOT, 'public/preview-messages.js'),
   '/idiomorph.min.js': join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js'),
 };
