@@ -48,8 +48,10 @@ for (let run = 0; run < RUNS; run++) {
   console.log(`run ${run}: done painted after ${probe.donePainted?.toFixed(1)} ms; long tasks near the end:`,
     near.map((t) => `${(t.at - probe.doneAt).toFixed(0)}:+${t.ms.toFixed(0)}ms(${t.where})`).join(' ') || 'none',
     `| all long tasks: ${probe.tasks.length}, longest ${Math.max(0, ...probe.tasks.map((t) => t.ms)).toFixed(0)} ms`);
-  // Self time per function in [done - 200 ms, done + 1500 ms].
+  // Self time per function in [done - 200 ms, done + 1.5 s], and inside the longest task near the end.
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const worst = near.reduce((w, task) => (task.ms > (w?.ms ?? 0) ? task : w), null);
+  const inWorst = new Map();
   let t = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     t += (profile.timeDeltas[i] ?? 0) / 1000;
@@ -60,6 +62,11 @@ for (let run = 0; run < RUNS; run++) {
     if (!f) continue;
     const key = `${f.functionName || '(anon)'} (${(f.url || '').split('/').pop()}:${f.lineNumber})`;
     functionNames.set(key, (functionNames.get(key) ?? 0) + ms / RUNS);
+    if (worst && at >= worst.at && at <= worst.at + worst.ms) inWorst.set(key, (inWorst.get(key) ?? 0) + ms);
+  }
+  if (worst) {
+    console.log(`  inside the longest (${(worst.at - probe.doneAt).toFixed(0)} ms after "done", ${worst.ms.toFixed(0)} ms):`,
+      [...inWorst].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(' | '));
   }
   await context.close();
 }
