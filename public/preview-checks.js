@@ -77,6 +77,11 @@ self.FlintChecks = (() => {
   const HIDDEN_TAGS = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link']);
 
   const wait = (ms) => new PromiseType((resolve) => setTimer(resolve, ms));
+  // Between one check and the next, the frame yields: a big page's walks (what is shown, what it
+  // reads) are each tens of ms, and together they were one long task in whatever process runs the
+  // frame, the app's own when the browser does not isolate it.
+  const schedulerYield = typeof self.scheduler?.yield === 'function' ? self.scheduler.yield.bind(self.scheduler) : null;
+  const pause = () => (schedulerYield ? schedulerYield() : wait(0));
   const clip = (text) => {
     const s = String_(text);
     return s.length > DETAIL_CHARS ? `${s.slice(0, DETAIL_CHARS)}…` : s;
@@ -324,9 +329,11 @@ self.FlintChecks = (() => {
     const results = [];
     const put = (id, { pass, detail }) => results.push({ id, pass, detail: detail === undefined ? null : clip(detail) });
     put('visible', visible());
+    await pause();
     // Before anything is clicked: what the page says of itself as it opens.
     const text = slice(readable(), 0, TEXT_CHARS);
     for (const want of isArray(expect) ? expect : []) {
+      await pause();
       if (typeof want?.id !== 'string') continue;
       if (want.ticks === true) {
         put(want.id, await ticks());
@@ -345,6 +352,7 @@ self.FlintChecks = (() => {
         detail: shown ? null : (found.length ? 'It is on the page but not shown.' : 'The page has none.'),
       });
     }
+    await pause();
     put('buttons', await buttons());
     put('errors', seen.errors.length === 0 ? { pass: true } : { pass: false, detail: seen.errors.join('\n') });
     put('loads', seen.loads.length === 0 ? { pass: true } : { pass: false, detail: `Failed to load: ${seen.loads.join(', ')}` });

@@ -5,9 +5,12 @@
 // The app talks to a frame over a MessageChannel: on the frame's first `load` it posts one
 // `{flint:'connect'}` message carrying a port, the only message it ever posts to the window. This
 // script takes exactly one port, from `parent`, and then stops listening to window messages; all
-// traffic (snapshot, applied, run, console, loaded, ping) goes over the port. A frame is one of:
+// traffic (snapshot, append, applied, run, console, loaded, ping) goes over the port, each message
+// checked against the table in preview-messages.js (protocol/src/frames.rs). A frame is one of:
 // - a runtime frame, which gets HTML snapshots while an answer streams and morphs its DOM with
-//   idiomorph. The snapshots are made inert first (no scripts, handlers, frames, plugins, `<base>`,
+//   idiomorph, or, when a snapshot only extends the text it has, the appended text alone, copied
+//   from an incremental parse (preview-live.js). An update that throws leaves the last good render
+//   on screen. Whatever it shows is made inert first (no scripts, handlers, frames, plugins, `<base>`,
 //   `<meta http-equiv>`, navigating URLs...): half-written code must not run, and nothing may
 //   navigate this frame, which stays loaded for every later answer;
 // - a check frame, which gets one complete document to run hidden and judge (preview-checks.js):
@@ -35,16 +38,30 @@
     return (self) => apply(get, self, []);
   };
   const morph = Idiomorph.morph;
+  // Appends copied from an incremental parse (preview-live.js), taken like the checks below.
+  const streaming = self.FlintLive;
+  delete self.FlintLive;
   // The checks (preview-checks.js) and pick mode (preview-pick.js), taken before any page can
   // reach them.
   const checks = self.FlintChecks;
   delete self.FlintChecks;
   const picker = self.FlintPick;
   delete self.FlintPick;
-  const parser = new DOMParser();
-  const parse = method(DOMParser.prototype, 'parseFromString');
+  // A final page's console capture (preview-capture.js).
+  const capture = self.FlintCapture;
+  delete self.FlintCapture;
+  // The table of messages a frame is sent (preview-messages.js): anything else is dropped.
+  const messages = self.FlintMessages;
+  delete self.FlintMessages;
+  const warn = console.warn;
+  const implementation = document.implementation;
+  const createDocument = method(DOMImplementation.prototype, 'createHTMLDocument');
+  const importNode = method(Document.prototype, 'importNode');
+  const replaceChild = method(Node.prototype, 'replaceChild');
+  const insertBefore = method(Node.prototype, 'insertBefore');
+  const firstChildOf = getter(Node.prototype, 'firstChild');
+  const matches = method(Element.prototype, 'matches');
   const now = performance.now.bind(performance);
-  const setTimer = setTimeout;
   const queryAll = method(Document.prototype, 'querySelectorAll');
   const queryAllIn = method(DocumentFragment.prototype, 'querySelectorAll');
   const createElement = method(Document.prototype, 'createElement');
@@ -69,8 +86,6 @@
   const messageData = getter(MessageEvent.prototype, 'data');
   const messageSource = getter(MessageEvent.prototype, 'source');
   const messagePorts = getter(MessageEvent.prototype, 'ports');
-  const slice = method(String.prototype, 'slice');
-  const toString = String;
   const open = method(Document.prototype, 'open');
   const write = method(Document.prototype, 'write');
   const close = method(Document.prototype, 'close');
@@ -150,14 +165,69 @@
     }
   }
 
-  function applySnapshot(html) {
-    const next = parse(parser, html, 'text/html');
+  /** Whether the inert page leaves `el` out altogether (see `inert`). */
+  function removed(el) {
+    const name = localName(el);
+    return matches(el, REMOVED) || ((name === 'animate' || name === 'set')
+      && /href|src|action/i.test(getAttribute(el, 'attributeName') ?? ''));
+  }
+  const rules = { removed, clean: inertElement };
+
+  // The answer's text as sent so far, the last text shown without error, and the incremental
+  // mirror of it (preview-live.js), or null when the next update must morph the whole page.
+  let text = '';
+  let good = null;
+  let live = null;
+
+  /** Shows `html` by morphing the whole page (and starts a mirror of it for the appends after). */
+  function applyWhole(html) {
+    live?.stop();
+    live = null;
+    const mirror = streaming.start(html, document, rules);
+    const next = createDocument(implementation, '');
+    const root = mirror.root();
+    if (root) replaceChild(next, importNode(next, root, true), documentElement(next));
     inert(next, queryAll);
-    // A frameset was removed: the document has no body left.
+    // A frameset was removed, or the text is too short to have opened them yet.
+    if (!head(next)) insertBefore(documentElement(next), createElement(next, 'head'), firstChildOf(documentElement(next)));
     if (!body(next)) appendChild(documentElement(next), createElement(next, 'body'));
     syncAttributes(documentElement(document), documentElement(next));
-    morph(head(document), head(next), { morphStyle: 'innerHTML' });
+    // The head as any other element (idiomorph's default merges heads, reordering them), and
+    // outerHTML: innerHTML would put the new head inside the old one.
+    morph(head(document), head(next), { morphStyle: 'outerHTML', head: { style: 'morph' } });
     morph(body(document), body(next), { morphStyle: 'outerHTML' });
+    if (mirror.pair()) live = mirror;
+    else mirror.stop();
+  }
+
+  /**
+   * `kind` 'snapshot': `chunk` is the whole text; 'append': it follows the text so far. Appends are
+   * copied from the incremental parse where it can follow, else the page is morphed whole. An
+   * update that throws leaves the last good render on screen, and the next good one replaces it.
+   */
+  function update(kind, chunk) {
+    text = kind === 'append' ? text + chunk : chunk;
+    let whole = true;
+    try {
+      if (kind === 'append' && live && live.append(chunk)) whole = false;
+      else applyWhole(text);
+      good = text;
+    } catch (err) {
+      live?.stop();
+      live = null;
+      send({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` });
+      if (good !== null) {
+        try {
+          applyWhole(good);
+        } catch (_) {
+          // It showed before; whatever is on screen stays.
+        }
+        // The mirror follows the good text, not the one that failed: the next update is whole.
+        live?.stop();
+        live = null;
+      }
+    }
+    return whole;
   }
 
   // A click on a link in a half-written page must not navigate the runtime frame (a link within
@@ -177,75 +247,6 @@
     const target = eventTarget(event);
     const link = target instanceof Element ? closest(target, 'a, area') : null;
     if (event.type === 'submit' || (link && !withinPage(link))) preventDefault(event);
-  }
-
-  // --- Final pages: console capture ---
-
-  const LINES_PER_S = 200;
-  const LINE_CHARS = 4_000;
-
-  /** Forwards the written page's console and uncaught errors to the app. Call after document.open(). */
-  function capture(send) {
-    const show = (value) => {
-      if (typeof value === 'string') return value;
-      try {
-        if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
-        const json = JSON.stringify(value);
-        return json === undefined ? String(value) : json;
-      } catch (_) {
-        try {
-          return String(value);
-        } catch (_) {
-          return Object.prototype.toString.call(value);
-        }
-      }
-    };
-    // A page that logs every frame must not flood the app (which limits again, on its side).
-    let windowStart = -Infinity;
-    let sent = 0;
-    let dropped = 0;
-    let timer = 0;
-    const roll = () => {
-      const at = now();
-      if (at - windowStart < 1000) return;
-      if (dropped > 0) {
-        send({ flint: 'console', level: 'warn', text: `${dropped} console lines dropped (a page may log ${LINES_PER_S} a second)` });
-      }
-      windowStart = at;
-      sent = 0;
-      dropped = 0;
-    };
-    const line = (level, text) => {
-      roll();
-      if (sent++ < LINES_PER_S) {
-        // (Taken functions: a page's own `slice` could make every line megabytes.)
-        send({ flint: 'console', level, text: slice(toString(text), 0, LINE_CHARS) });
-      } else if (dropped++ === 0 && !timer) {
-        // Say how many were dropped when the second is over, even if the page then falls silent.
-        timer = setTimer(() => {
-          timer = 0;
-          roll();
-        }, windowStart + 1001 - now());
-      }
-    };
-    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-      const original = console[level];
-      console[level] = (...args) => {
-        line(level === 'debug' ? 'log' : level, args.map(show).join(' '));
-        apply(original, console, args);
-      };
-    }
-    addListener(window, 'error', (event) => {
-      const where = event.filename ? ` (line ${event.lineno}:${event.colno})` : '';
-      line('error', `Uncaught ${event.error ? show(event.error) : event.message}${where}`);
-    });
-    addListener(window, 'unhandledrejection', (event) => {
-      line('error', `Unhandled promise rejection: ${show(event.reason)}`);
-    });
-    // The page is parsed: the app may show it without waiting for images, fonts or CDNs.
-    addListener(document, 'DOMContentLoaded', () => send({ flint: 'loaded' }));
-    // The page is leaving (it reloads or navigates): the app starts it again at once.
-    addListener(window, 'pagehide', () => send({ flint: 'gone' }));
   }
 
   /** Replaces this document with `doc`; `send` (or null) gets its console. Only ever once. */
@@ -294,33 +295,45 @@
 
   function receive(event) {
     const data = messageData(event);
-    if (!data || typeof data !== 'object') return;
+    const problem = messages.problem(data);
+    if (problem !== null) {
+      apply(warn, console, [`Preview runtime: a message was dropped (${problem}).`]);
+      return;
+    }
     if (data.flint === 'ping') {
       send({ flint: 'pong', id: data.id });
       return;
     }
     // Pick mode is the one thing a written page's frame is still told: it only points.
     if (data.flint === 'pick' && written && canPick && picker) {
-      picker.pick(data.on === true, send);
+      picker.pick(data.on, send);
       return;
     }
     // Once a page is written it shares this realm: nothing more is taken from the app.
     if (written) return;
-    if (data.flint === 'snapshot' && typeof data.html === 'string') {
-      const started = now();
-      try {
-        applySnapshot(data.html);
-        // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
-        void offsetHeight(documentElement(document));
-      } catch (err) {
-        send({ flint: 'console', level: 'error', text: `Preview runtime: ${err}` });
+    const append = data.flint === 'append';
+    if (data.flint === 'snapshot' || append) {
+      // An append that does not follow the text this frame has (it was replaced, or a message
+      // was refused) is not applied: the app then sends the whole text.
+      if (append && data.at !== text.length) {
+        send({ flint: 'applied', ms: 0, resync: true });
+        return;
       }
-      // What the morph and its layout cost, so the app can budget how often previews are updated.
-      send({ flint: 'applied', ms: now() - started });
-    } else if (data.flint === 'check' && typeof data.doc === 'string' && checks) {
+      const started = now();
+      const whole = update(append ? 'append' : 'snapshot', append ? data.text : data.html);
+      // Lay out now, inside the measured time: the layout is part of what a snapshot costs.
+      try {
+        void offsetHeight(documentElement(document));
+      } catch (_) {
+        // (Nothing to lay out.)
+      }
+      // What the update and its layout cost, so the app can budget how often previews are updated.
+      // (`whole`: whether the page was morphed whole rather than appended to.)
+      send({ flint: 'applied', ms: now() - started, whole });
+    } else if (data.flint === 'check' && checks) {
       // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
       check(data.doc, data.expect);
-    } else if (data.flint === 'run' && typeof data.doc === 'string') {
+    } else if (data.flint === 'run') {
       written = true;
       canPick = true;
       removeListener(document, 'click', blockNavigation, true);
@@ -333,7 +346,7 @@
     const data = messageData(event);
     const ports = messagePorts(event);
     if (port !== null || messageSource(event) !== parent || parent === window) return;
-    if (!data || data.flint !== 'connect' || ports.length !== 1) return;
+    if (messages.problem(data) !== null || data.flint !== 'connect' || ports.length !== 1) return;
     port = ports[0];
     // Exactly one port, from the app: nothing that arrives on the window later is listened to.
     removeListener(window, 'message', connect);

@@ -10,6 +10,7 @@
 // only. A page that never answers (a loop, a stall) is given up on after CHECK_MS; one that
 // navigates or floods its port is given up on at once.
 
+import { messageProblem } from './frame_messages.js';
 import { messageBytes } from './preview_frame.js';
 import { frameQueue } from './preview_pacing.js';
 
@@ -97,7 +98,12 @@ class PageCheck {
       this.#finish({ failed: 'The page sent its check frame more than Flint\'s runtime ever does.' });
       return;
     }
-    if (!data || typeof data !== 'object') return;
+    const problem = messageProblem(data);
+    if (problem !== null) {
+      if (!this.warned) console.warn(`A check frame's message was dropped (${problem}).`);
+      this.warned = true;
+      return;
+    }
     if (data.flint === 'ready' && !this.timer) {
       this.port.postMessage({ flint: 'check', doc: this.doc, expect: this.expect });
       this.timer = setTimeout(() => this.#finish({

@@ -7,7 +7,10 @@
 // 'message' events on the app's window are never listened to, so a page cannot speak for another,
 // or for the app's own runtime, by posting to `parent`. Two kinds of frame:
 // - the runtime frame stays loaded; while an answer streams it receives HTML snapshots (at most one
-//   per animation frame, never more than one in flight) and morphs its DOM, made inert;
+//   per animation frame, never more than one in flight), made inert. A snapshot that only extends
+//   the text the frame has is sent as the appended text alone (`append`), and the frame copies what
+//   it changed from an incremental parse (public/preview-live.js); any other is sent whole and
+//   morphed;
 // - when the answer is complete, a final frame loads hidden behind the visible one, receives the
 //   document, writes it, and is swapped in once the page is parsed, so there is never a blank frame.
 // A frame that loads again has navigated (or reloaded): the runtime frame is then discarded and
@@ -18,6 +21,7 @@
 // Their console lines are limited, clipped and handed to the app once per animation frame: see
 // `ConsoleLimiter` in preview_console.js.
 
+import { messageProblem } from './frame_messages.js';
 import { CONSOLE_QUEUE_MAX, ConsoleLimiter, consoleOut } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
@@ -54,6 +58,8 @@ export class FlintPreview {
     this.spare = null;
     this.front = null;
     this.latest = null;
+    // The text the runtime frame has (null: unknown, the next snapshot goes whole).
+    this.sent = null;
     this.inFlight = false;
     this.newAnswer = false;
     this.restarts = [];
@@ -102,7 +108,14 @@ export class FlintPreview {
     this.waitingSince = null;
     this.inFlight = true;
     this.lastPosted = now;
-    this.runtime.post({ flint: 'snapshot', html });
+    const sent = this.sent;
+    this.sent = html;
+    // (`__flintPreviewWhole`: the benchmark's comparison, every snapshot whole.)
+    if (sent !== null && html.length >= sent.length && html.startsWith(sent) && !globalThis.__flintPreviewWhole) {
+      this.runtime.post({ flint: 'append', at: sent.length, text: html.slice(sent.length) });
+    } else {
+      this.runtime.post({ flint: 'snapshot', html });
+    }
   }
 
   /**
@@ -163,7 +176,13 @@ export class FlintPreview {
       this.#flooded(frame, over);
       return;
     }
-    if (!data || typeof data !== 'object' || typeof data.flint !== 'string') return;
+    const problem = messageProblem(data);
+    if (problem !== null) {
+      // Once per frame: a page may send nonsense as often as its port allows.
+      if (!frame.warned) console.warn(`A preview frame's message was dropped (${problem}).`);
+      frame.warned = true;
+      return;
+    }
     switch (data.flint) {
       case 'ready':
         if (frame.ready) break;
@@ -180,6 +199,11 @@ export class FlintPreview {
         if (frame === this.runtime && this.inFlight) {
           this.inFlight = false;
           if (typeof data.ms === 'number' && data.ms >= 0) this.cost = Math.min(data.ms, 100);
+          if (data.resync === true) {
+            // The frame did not have the text the append followed: send the latest whole.
+            this.latest ??= this.sent;
+            this.sent = null;
+          }
           if (this.newAnswer) {
             // The new answer is on screen: retire the previous answer's final frame.
             this.newAnswer = false;
@@ -258,8 +282,9 @@ export class FlintPreview {
     frame.discard();
     this.runtime = null;
     this.runtimeReady = false;
-    // The snapshot in flight went to the old frame; the next one goes to the new.
+    // The snapshot in flight went to the old frame; the next one goes to the new, whole.
     this.inFlight = false;
+    this.sent = null;
     if (this.front === frame) this.front = null;
     this.#newRuntime();
   }

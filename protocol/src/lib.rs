@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod diff;
+pub mod frames;
 mod models;
 mod params;
 pub mod prompt;

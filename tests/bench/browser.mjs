@@ -41,7 +41,10 @@ const models = [...new Set(ROWS.filter((r) => r.rate).map((r) => `large@${r.rate
 const builds = [{ name: 'this build', gateway: await startGateway({ upstreamUrl: upstream.url, models }) }];
 // This build again, with a new file streaming into Monaco rather than the plain stream view
 // (app/js/stream_view.js): what the view saves, in the same run.
-builds.push({ ...builds[0], name: 'this build, streaming into Monaco', init: 'globalThis.__flintMonacoWhileStreaming = true;', shared: true });
+// (`FLINT_BENCH_SKIP_MONACO=1` leaves it out, for a shorter run.)
+if (!process.env.FLINT_BENCH_SKIP_MONACO) {
+  builds.push({ ...builds[0], name: 'this build, streaming into Monaco', init: 'globalThis.__flintMonacoWhileStreaming = true;', shared: true });
+}
 if (BASELINE) {
   builds.push({
     name: `baseline (\`${BASELINE}\`)`,

@@ -58,6 +58,12 @@ extern "C" {
     type ConsoleLimiter;
 }
 
+#[wasm_bindgen(module = "/js/frame_messages.js")]
+extern "C" {
+    #[allow(dead_code)]
+    type FrameMessages;
+}
+
 #[wasm_bindgen(module = "/js/preview_frame.js")]
 extern "C" {
     #[allow(dead_code)]

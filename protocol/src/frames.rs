@@ -1,0 +1,148 @@
+//! Messages between the page and the preview's sandboxed frames (runtime, final, check and pick
+//! frames: `public/preview.html`), over the MessagePort each frame is given.
+//!
+//! These types are the one definition. The frames and the page are JavaScript, so each side holds a
+//! table of the messages it receives — what a frame is sent ([`ToFrame`], in
+//! `public/preview-messages.js`) and what a frame sends ([`FromFrame`], in `app/js/frame_messages.js`)
+//! — and drops anything that does not fit it, with a console warning. The tests below derive both
+//! tables from these types and fail when a JavaScript table differs: change a message here, run
+//! `cargo test -p flint-protocol frames`, and paste the table it prints.
+//!
+//! Any realm may drive a preview's port (the page today; the web worker once the stream moves
+//! there): the runtime frame keeps no state but the text it was sent, and every message it needs is
+//! here.
+
+use serde::{Deserialize, Serialize};
+
+/// To a frame. `Connect` is the one message posted to a frame's window (it carries the port);
+/// every other goes over the port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "flint", rename_all = "snake_case")]
+pub enum ToFrame {
+    /// Hands the frame its port (on the frame's first load only).
+    Connect,
+    /// A runtime frame: the answer's whole text so far, shown inert (scripts never run).
+    Snapshot {
+        /// The partial document.
+        html: String,
+    },
+    /// A runtime frame: more of the answer's text, after the `at` UTF-16 units it already has. A
+    /// frame whose text is not `at` long answers `applied` with `resync`, and shows nothing new.
+    Append {
+        /// The length of the text the frame has (UTF-16 units).
+        at: u64,
+        /// The text that follows it.
+        text: String,
+    },
+    /// A final frame: the complete document, written with its scripts.
+    Run {
+        /// The document.
+        doc: String,
+    },
+    /// A check frame: the complete document, run hidden and judged.
+    Check {
+        /// The document.
+        doc: String,
+        /// What to look for (`judge::vocabulary`'s list).
+        expect: Vec<CheckExpect>,
+    },
+    /// A final frame: pick mode on or off.
+    Pick {
+        /// Whether the next click picks an element.
+        on: bool,
+    },
+    /// A final frame that loaded again: is the page that got the port still there?
+    Ping {
+        /// Echoed in the `pong`.
+        id: u32,
+    },
+}
+
+/// One thing a check frame looks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckExpect {
+    /// The vocabulary term's id, echoed in the results.
+    pub id: String,
+    /// Elements that show the term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// Whether the page should change by itself (a clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<bool>,
+}
+
+/// One step of a picked element's path: the child at `index` of its parent, a `tag`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PickStep {
+    /// Its index among its parent's element children.
+    pub index: u32,
+    /// Its local name.
+    pub tag: String,
+}
+
+/// From a frame. What a final or check frame says is the page's word (it shares that realm):
+/// typed here, still judged by the reader.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "flint", rename_all = "snake_case")]
+pub enum FromFrame {
+    /// The frame took its port.
+    Ready,
+    /// A runtime frame showed a snapshot or an append.
+    Applied {
+        /// What the update and its layout cost (ms): the app paces updates by it.
+        ms: f64,
+        /// The page was morphed whole (not appended to).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        whole: Option<bool>,
+        /// The append did not follow the frame's text: send the whole text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resync: Option<bool>,
+    },
+    /// A line of the page's console (or the runtime's own error).
+    Console {
+        /// `log`, `info`, `warn` or `error` (anything else reads as `log`).
+        level: String,
+        /// The line.
+        text: String,
+    },
+    /// A final page is parsed.
+    Loaded,
+    /// A final page is leaving (it reloads or navigates).
+    Gone,
+    /// The answer to a `ping`.
+    Pong {
+        /// The ping's id.
+        id: u32,
+    },
+    /// Pick mode's answer: the element clicked, or cancelled.
+    Picked {
+        /// The steps from `<body>` down to the element.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<Vec<PickStep>>,
+        /// The element's id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// Escape was pressed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cancelled: Option<bool>,
+    },
+    /// A check frame's report, or why the checks stopped.
+    Checked {
+        /// Each check's outcome (read by `judge::report`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        results: Option<Vec<serde_json::Value>>,
+        /// The page's text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// How long loading and judging took (ms).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ms: Option<f64>,
+        /// Why the checks stopped.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
+    },
+}
+
+#[cfg(test)]
+#[path = "frames_tests.rs"]
+mod tests;
