@@ -302,6 +302,7 @@ async fn a_configured_provider_at_the_same_address_wins() {
             max_tokens_field: Default::default(),
             max_concurrent: None,
             allow_user_keys: false,
+            stall_timeout_secs: None,
         }));
     })
     .await;

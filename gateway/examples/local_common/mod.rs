@@ -113,7 +113,12 @@ pub async fn run_stream_text(
                 prompt_tokens = p.unwrap_or(0) as usize;
                 tokens = completion_tokens;
             }
-            ProviderEvent::Started { .. } | ProviderEvent::Queued { .. } | ProviderEvent::Finished(_) => {}
+            ProviderEvent::Started { .. }
+            | ProviderEvent::Queued { .. }
+            | ProviderEvent::Reasoning(_)
+            | ProviderEvent::ReasoningTokens(_)
+            | ProviderEvent::Silence { .. }
+            | ProviderEvent::Finished(_) => {}
         }
     }
     let first = first.context("the stream produced no text")?;
