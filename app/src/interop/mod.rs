@@ -10,7 +10,6 @@ pub mod http;
 pub mod keys;
 pub mod own_keys;
 pub mod preview;
-pub mod socket;
 pub mod store;
 pub mod worker;
 
