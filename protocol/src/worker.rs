@@ -1,11 +1,13 @@
-//! Messages between the page and Flint's web worker.
+//! Messages between the page and Flint's web worker: one typed pair, checked on receipt.
 //!
-//! The page forwards each stream's text to the worker; the worker parses it into files and hands back
-//! at most one [`WorkerResponse::Parsed`] per stream per display frame. A stream started with a
-//! `base` file is an edit: the worker applies the answer's search/replace blocks to it as they
-//! complete and, at the end, diffs the result against the base for review. The page also tells the
-//! worker what the next request will hold ([`BudgetRequest`]); the worker counts it against the
-//! model's window and answers with a [`BudgetReport`].
+//! The worker holds the tab's gateway connection ([`WorkerRequest::Connect`], `Start`, `Cancel`,
+//! `UseKey`) and parses each stream's text into files as it arrives; it hands back at most one
+//! message per display frame, [`WorkerResponse::Lanes`], with each stream's frames, text count and
+//! [`ParsedUpdate`] ([`LaneUpdate`]). A stream reset with a `base` file is an edit: the worker
+//! applies the answer's search/replace blocks to it as they complete and, at the end, diffs the
+//! result against the base for review. The page also tells the worker what the next request will
+//! hold ([`BudgetRequest`]); the worker counts it against the model's window and answers with a
+//! [`BudgetReport`].
 
 use std::ops::Range;
 

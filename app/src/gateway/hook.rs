@@ -26,6 +26,9 @@ use crate::interop::{now_ms, online, page_origin};
 /// Receives one stream's events.
 pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
+/// Receives the worker's budget reports.
+type BudgetHandler = Rc<dyn Fn(BudgetReport)>;
+
 /// What [`use_gateway`] returns.
 pub struct UseGatewayReturn<StartFn, CancelFn>
 where
@@ -66,7 +69,7 @@ struct Inner {
     next_id: Cell<StreamId>,
     /// The page asks the gateway's access probe itself (not with a custom socket URL).
     own_gateway: bool,
-    on_budget: RefCell<Option<Rc<dyn Fn(BudgetReport)>>>,
+    on_budget: RefCell<Option<BudgetHandler>>,
     state: RwSignal<ConnectionState>,
     retry_in_ms: RwSignal<Option<u32>>,
     gateway_version: RwSignal<Option<String>>,
