@@ -26,7 +26,7 @@ use crate::share::link_in_hash;
 #[component]
 pub fn App() -> impl IntoView {
     let gateway = use_gateway();
-    let runner = Runner::new(gateway.start, gateway.cancel);
+    let runner = Runner::new(gateway.start, gateway.cancel, gateway.worker);
     provide_context(OwnKeys(gateway.use_key));
     provide_context(runner);
     provide_context(runner.workspace());

@@ -1,11 +1,11 @@
 //! Flint's browser app (Leptos, client-side rendered, built by Trunk from the root `index.html`).
 //!
-//! The page holds one WebSocket to the gateway ([`gateway::use_gateway`]), a web worker that parses
-//! streamed answers into files ([`interop::worker`]), a Monaco editor and a sandboxed live preview
+//! The page starts a web worker that holds the one WebSocket to the gateway and parses streamed
+//! answers into files ([`gateway::use_gateway`], [`interop::worker`]), a Monaco editor and a sandboxed live preview
 //! ([`interop`]). A [`generation`] decides what one answer does (sans-IO), [`run::Runner`] carries
 //! it out, and the [`workspace`] holds the current code; [`session`] keeps the work across reloads
 //! (IndexedDB); [`components`] render it.
-//! Logic that does not need a browser lives in plain modules ([`gateway::streams`], [`metrics`],
+//! Logic that does not need a browser lives in plain modules ([`gateway`], [`metrics`],
 //! [`console`], [`export`], [`models`], [`prompt`], [`share`], [`session::saved`], [`variations`]) tested natively
 //! with `cargo test -p flint-app`.
 

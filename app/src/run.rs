@@ -5,26 +5,25 @@
 //! [`crate::generation`], tested natively; this module only does it.
 //!
 //! ```text
-//! gateway ──StreamEvent──▶ Generation ──Worker──▶ parser worker ──ParsedUpdate──▶ Generation
+//! worker (socket + parser) ──StreamEvent (frames, text counts, parse)──▶ Generation
 //!                              └──Code / Preview / Show / KeepVersion…──▶ Runner::exec ──▶ browser
 //! ```
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use flint_protocol::worker::{BudgetRequest, WorkerRequest, WorkerResponse};
+use flint_protocol::worker::{BudgetRequest, WorkerRequest};
 use flint_protocol::{StartRequest, StreamId};
 use leptos::prelude::*;
 
 use crate::console::{ConsoleLevel, ConsoleLog};
 use crate::export::page_of_code;
-use crate::gateway::{StreamEvent, StreamHandler};
+use crate::gateway::{StreamEvent, StreamHandler, WorkerLink};
 use crate::generation::group::ThrottledMetrics;
-use crate::generation::{Command, Generation, Surface};
+use crate::generation::{Generation, Surface};
 use crate::interop::editor::Editor;
 use crate::interop::now_ms;
 use crate::interop::preview::Preview;
-use crate::interop::worker::{ParserWorker, WORKER_URL};
 use crate::judge::Expect;
 use crate::prompt::Job;
 use crate::versions::Origin;
@@ -58,7 +57,7 @@ struct Inner {
     workspace: Workspace,
     start: StartFn,
     cancel: CancelFn,
-    worker: Option<ParserWorker>,
+    worker: WorkerLink,
     editor: RefCell<Option<Editor>>,
     preview: RefCell<Option<Preview>>,
     /// A page to run in the preview once it exists.
@@ -104,25 +103,18 @@ pub fn expect_runner() -> Runner {
 }
 
 impl Runner {
-    /// A runner that starts streams with `start` and stops them with `cancel` (from `use_gateway`).
+    /// A runner that starts streams with `start` and stops them with `cancel`, and has `worker`
+    /// parse and count (all three from `use_gateway`).
     pub fn new(
         start: impl Fn(StartRequest, StreamHandler) -> StreamId + 'static,
         cancel: impl Fn(StreamId) + 'static,
+        worker: WorkerLink,
     ) -> Self {
         let state = RunState::new();
         let workspace = Workspace::new();
+        worker.on_budget(move |report| state.budget.set(Some(report)));
         let inner = Rc::new_cyclic(|weak: &Weak<Inner>| {
             let this = weak.clone();
-            let weak = weak.clone();
-            let worker = ParserWorker::spawn(WORKER_URL, move |response| {
-                let Some(inner) = weak.upgrade() else { return };
-                match response {
-                    WorkerResponse::Parsed(update) => inner.on_parsed(update),
-                    WorkerResponse::Budget(report) => inner.state.budget.set(Some(report)),
-                    WorkerResponse::Ready => {}
-                }
-            });
-            let worker = worker.map_err(|err| leptos::logging::error!("Flint: {err}")).ok();
             Inner {
                 state,
                 workspace,
@@ -300,7 +292,7 @@ impl Runner {
         inner.clear_edit_render();
         inner.expect.replace(job.expect.clone());
         state.fix_attempt.set(job.fix_attempt);
-        let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.is_some());
+        let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.available());
         main.attach_preview(inner.preview.borrow().is_some());
         let commands = main.start(now_ms());
         *inner.main.borrow_mut() = Some(main);
@@ -338,43 +330,27 @@ impl Inner {
         }
     }
 
-    /// An event of stream `id`, for the generation `target`.
+    /// An event of stream `id` (its frames, its text counted, its parse), for the generation
+    /// `target`.
     fn on_stream_event(self: &Rc<Self>, target: Target, id: StreamId, event: StreamEvent) {
         let now = now_ms();
-        let len = match &event {
-            StreamEvent::Delta { text } => text.len(),
-            _ => 0,
+        let text = match &event {
+            StreamEvent::Text { bytes } => Some(*bytes),
+            _ => None,
         };
+        // A stopped tile's late text does not count in the group's figures.
+        let counts = target != Target::Main
+            && self.with_lane(target, |lane| lane.stream() == Some(id) && lane.streaming()) == Some(true);
         let Some(commands) = self.with_lane(target, |lane| lane.on_stream_event(id, event, now)) else {
             return;
         };
-        let took_text = commands.iter().any(|c| matches!(c, Command::Worker(WorkerRequest::Append { .. })));
-        if took_text && target != Target::Main {
-            let shown = self.group_metrics.borrow_mut().on_text(now, len);
+        if let (Some(bytes), true) = (text, counts) {
+            let shown = self.group_metrics.borrow_mut().on_text(now, bytes);
             if let Some(metrics) = shown {
                 self.state.metrics.set(metrics);
             }
         }
         self.exec(target, commands);
-    }
-
-    /// A worker update: for the single run or the tile whose stream it is (else stale).
-    fn on_parsed(self: &Rc<Self>, update: flint_protocol::worker::ParsedUpdate) {
-        let id = update.stream;
-        let main = self.main.borrow().as_ref().and_then(Generation::stream) == Some(id);
-        let target = if main {
-            Target::Main
-        } else {
-            let tiles = self.tiles.borrow();
-            match tiles.iter().find(|t| t.lane.stream() == Some(id)) {
-                Some(tile) => Target::Tile(tile.view.key),
-                None => return,
-            }
-        };
-        let now = now_ms();
-        if let Some(commands) = self.with_lane(target, |lane| lane.on_parsed(update, now)) {
-            self.exec(target, commands);
-        }
     }
 
     /// The complete page of stream `id` is on screen.
@@ -404,8 +380,6 @@ impl Inner {
     }
 
     fn send(&self, request: WorkerRequest) {
-        if let Some(worker) = &self.worker {
-            worker.send(&request);
-        }
+        self.worker.send(&request);
     }
 }

@@ -1,19 +1,27 @@
-//! Messages between the page and Flint's web worker.
+//! Messages between the page and Flint's web worker: one typed pair, checked on receipt.
 //!
-//! The page forwards each stream's text to the worker; the worker parses it into files and hands back
-//! at most one [`WorkerResponse::Parsed`] per stream per display frame. A stream started with a
-//! `base` file is an edit: the worker applies the answer's search/replace blocks to it as they
-//! complete and, at the end, diffs the result against the base for review. The page also tells the
-//! worker what the next request will hold ([`BudgetRequest`]); the worker counts it against the
-//! model's window and answers with a [`BudgetReport`].
+//! The worker holds the tab's gateway connection ([`WorkerRequest::Connect`], `Start`, `Cancel`,
+//! `UseKey`) and parses each stream's text into files as it arrives; it hands back at most one
+//! message per display frame, [`WorkerResponse::Lanes`], with each stream's frames, text count and
+//! [`ParsedUpdate`] ([`LaneUpdate`]). A stream reset with a `base` file is an edit: the worker
+//! applies the answer's search/replace blocks to it as they complete and, at the end, diffs the
+//! result against the base for review. The page also tells the worker what the next request will
+//! hold ([`BudgetRequest`]); the worker counts it against the model's window and answers with a
+//! [`BudgetReport`].
 
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
-use crate::StreamId;
 pub use crate::Tokenizer;
+use crate::{Secret, ServerMessage, StartRequest, StreamId};
+
+mod lanes;
+
 pub use crate::diff::DiffHunk;
+pub use lanes::{
+    ConnectSettings, ConnectionReport, ConnectionState, LaneEvent, LaneUpdate, frame_is_final, frame_stream,
+};
 
 /// From the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,13 +40,6 @@ pub enum WorkerRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         base: Option<String>,
     },
-    /// More text of a stream, in order.
-    Append {
-        /// The stream.
-        stream: StreamId,
-        /// Text to append.
-        text: String,
-    },
     /// The stream ended; send the final parse at once.
     Finish {
         /// The stream.
@@ -47,6 +48,29 @@ pub enum WorkerRequest {
     /// What the next request holds (parts left `None` are unchanged since the last one); answered
     /// with [`WorkerResponse::Budget`].
     Budget(BudgetRequest),
+    /// Connect to the gateway and stay connected (sent once, first).
+    Connect(ConnectSettings),
+    /// Start a generation (its id chosen by the page); frames wait for the connection.
+    Start(StartRequest),
+    /// Stop a generation.
+    Cancel {
+        /// The stream.
+        stream: StreamId,
+    },
+    /// Use the person's own key for a provider (`None`: the gateway's), on every connection. The
+    /// worker passes it to the gateway only, and never logs it.
+    UseKey {
+        /// The provider.
+        provider: String,
+        /// The key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<Secret>,
+    },
+    /// The browser went online or offline.
+    Online {
+        /// Whether it is online now.
+        online: bool,
+    },
 }
 
 /// The parts of the next request, as the page will send them, and the model it goes to.
@@ -132,10 +156,22 @@ pub struct BudgetReport {
 pub enum WorkerResponse {
     /// The worker's wasm is initialised; requests posted before this are lost.
     Ready,
-    /// The current parse of a stream.
-    Parsed(ParsedUpdate),
     /// The count and plan for the latest [`WorkerRequest::Budget`].
     Budget(BudgetReport),
+    /// The connection's state changed.
+    Connection(ConnectionReport),
+    /// A gateway frame about the connection, not a stream (greeting without its resume token,
+    /// quota, an error about a frame).
+    Gateway {
+        /// The frame (a field of its own: it carries its own `type`).
+        frame: ServerMessage,
+    },
+    /// News of the streams that have some, one entry per stream (at most one message per display
+    /// frame).
+    Lanes {
+        /// The streams' updates.
+        lanes: Vec<LaneUpdate>,
+    },
 }
 
 /// A stream's parse since the previous update.
@@ -260,6 +296,31 @@ mod tests {
 
     fn edit(start: u32, end: u32, text: &str) -> LineEdit {
         LineEdit { start, end, text: text.into() }
+    }
+
+    #[test]
+    fn every_message_between_page_and_worker_round_trips() {
+        let hello = ServerMessage::Hello { protocol: 1, gateway: "g".into(), resume: None, history: true };
+        let responses = [
+            WorkerResponse::Gateway { frame: hello },
+            WorkerResponse::Lanes {
+                lanes: vec![LaneUpdate { stream: 2, text_bytes: 3, ..LaneUpdate::default() }],
+            },
+            WorkerResponse::Connection(ConnectionReport::default()),
+        ];
+        for response in responses {
+            let json = serde_json::to_string(&response).expect("serialises");
+            assert_eq!(serde_json::from_str::<WorkerResponse>(&json).expect("parses"), response, "{json}");
+        }
+        let requests = [
+            WorkerRequest::UseKey { provider: "p".into(), key: Some(Secret::new("k")) },
+            WorkerRequest::Cancel { stream: 4 },
+            WorkerRequest::Online { online: false },
+        ];
+        for request in requests {
+            let json = serde_json::to_string(&request).expect("serialises");
+            assert_eq!(serde_json::from_str::<WorkerRequest>(&json).expect("parses"), request, "{json}");
+        }
     }
 
     #[test]

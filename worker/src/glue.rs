@@ -1,15 +1,20 @@
-//! Binds [`Session`] to the worker global: `onmessage` in, `postMessage` out, `setTimeout` for
-//! coalescing and for building the exact token counter once the worker is ready. Messages are JSON
-//! strings of the protocol's worker types in both directions.
+//! Binds [`Session`] and the gateway [`Link`] to the worker global: `onmessage` in, `postMessage`
+//! out, `setTimeout` for coalescing and for building the exact token counter once the worker is
+//! ready. Messages are JSON strings of the protocol's worker types in both directions. The socket's
+//! text goes straight into the parser; what the page is owed about each stream leaves merged with
+//! its parse, all streams in one message per display frame ([`Lanes`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use flint_protocol::worker::{ParsedUpdate, WorkerRequest, WorkerResponse};
+use flint_protocol::StreamId;
+use flint_protocol::worker::{LaneEvent, ParsedUpdate, WorkerRequest, WorkerResponse};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::lanes::Lanes;
+use crate::link::{Link, LinkEvent};
 use crate::session::{Next, Session};
 use crate::tokens::TokenCounter;
 
@@ -25,6 +30,9 @@ const QUIET_BEFORE_BUILD_MS: f64 = 500.0;
 struct Worker {
     scope: DedicatedWorkerGlobalScope,
     session: RefCell<Session>,
+    lanes: RefCell<Lanes>,
+    /// The gateway connection, once the page said where.
+    link: RefCell<Option<Rc<Link>>>,
     /// Fires [`Session::flush`]; kept alive for the worker's lifetime.
     flush: RefCell<Option<Closure<dyn FnMut()>>>,
 }
@@ -46,24 +54,14 @@ impl Worker {
     }
 
     fn send(&self, updates: Vec<ParsedUpdate>) {
-        for update in updates {
-            self.post(&WorkerResponse::Parsed(update));
+        let lanes = self.lanes.borrow_mut().merge(updates);
+        if !lanes.is_empty() {
+            self.post(&WorkerResponse::Lanes { lanes });
         }
     }
 
-    fn on_message(&self, data: JsValue) {
-        let Some(text) = data.as_string() else {
-            web_sys::console::warn_1(&"flint-worker: ignoring a non-string message".into());
-            return;
-        };
-        let request = match serde_json::from_str::<WorkerRequest>(&text) {
-            Ok(request) => request,
-            Err(err) => {
-                web_sys::console::warn_1(&format!("flint-worker: bad request: {err}").into());
-                return;
-            }
-        };
-        let next = self.session.borrow_mut().handle(request, self.now());
+    /// Carries out what the session asked for.
+    fn follow(&self, next: Next) {
         match next {
             Next::Idle => {}
             Next::Send(updates) => {
@@ -76,6 +74,89 @@ impl Worker {
             }
             Next::FlushIn(ms) => self.arm(ms),
             Next::Budget(report) => self.post(&WorkerResponse::Budget(report)),
+        }
+    }
+
+    /// What the gateway link reports.
+    fn on_link(&self, event: LinkEvent) {
+        let now = self.now();
+        match event {
+            LinkEvent::Text(stream, text) => {
+                // Text of a stream the page stopped listening to is dropped here.
+                if !self.session.borrow().has_stream(stream) {
+                    return;
+                }
+                self.lanes.borrow_mut().text(stream, text.len());
+                let next = self.session.borrow_mut().text(stream, &text, now);
+                self.follow(next);
+            }
+            LinkEvent::Stream(stream, event) => self.on_stream_event(stream, event, now),
+            LinkEvent::Gateway(frame) => self.post(&WorkerResponse::Gateway { frame }),
+            LinkEvent::Connection(report) => self.post(&WorkerResponse::Connection(report)),
+        }
+    }
+
+    /// A stream's event goes to the page with its next update; its last one goes at once, with the
+    /// final parse.
+    fn on_stream_event(&self, stream: StreamId, event: LaneEvent, now: f64) {
+        let last = match &event {
+            LaneEvent::Frame(frame) => flint_protocol::worker::frame_is_final(frame),
+            LaneEvent::Lost(_) | LaneEvent::Cancelled => true,
+        };
+        self.lanes.borrow_mut().event(stream, event);
+        let next = if last {
+            self.session.borrow_mut().handle(WorkerRequest::Finish { stream }, now)
+        } else {
+            Next::Idle
+        };
+        let next = match next {
+            Next::Idle => self.session.borrow_mut().wake(now),
+            next => next,
+        };
+        self.follow(next);
+    }
+
+    fn on_message(self: &Rc<Self>, data: JsValue) {
+        let Some(text) = data.as_string() else {
+            web_sys::console::warn_1(&"flint-worker: ignoring a non-string message".into());
+            return;
+        };
+        let request = match serde_json::from_str::<WorkerRequest>(&text) {
+            Ok(request) => request,
+            Err(err) => {
+                web_sys::console::warn_1(&format!("flint-worker: bad request: {err}").into());
+                return;
+            }
+        };
+        let link = self.link.borrow().clone();
+        match (request, link) {
+            (WorkerRequest::Connect(settings), None) => {
+                let weak = Rc::downgrade(self);
+                let link = Link::connect(self.scope.clone(), settings, move |event| {
+                    if let Some(worker) = weak.upgrade() {
+                        worker.on_link(event);
+                    }
+                });
+                *self.link.borrow_mut() = Some(link);
+            }
+            (WorkerRequest::Connect(_), Some(_)) => {
+                web_sys::console::warn_1(&"flint-worker: already connected".into());
+            }
+            (WorkerRequest::Start(request), Some(link)) => link.start(request),
+            (WorkerRequest::Cancel { stream }, Some(link)) => link.cancel(stream),
+            (WorkerRequest::UseKey { provider, key }, Some(link)) => link.use_key(&provider, key),
+            (WorkerRequest::Online { online }, Some(link)) => link.set_online(online),
+            (
+                WorkerRequest::Start(_)
+                | WorkerRequest::Cancel { .. }
+                | WorkerRequest::UseKey { .. }
+                | WorkerRequest::Online { .. },
+                None,
+            ) => web_sys::console::warn_1(&"flint-worker: not connected yet (Connect comes first)".into()),
+            (request, _) => {
+                let next = self.session.borrow_mut().handle(request, self.now());
+                self.follow(next);
+            }
         }
     }
 
@@ -104,7 +185,13 @@ impl Worker {
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let worker = Rc::new(Worker { scope, session: RefCell::new(Session::new()), flush: RefCell::new(None) });
+    let worker = Rc::new(Worker {
+        scope,
+        session: RefCell::new(Session::new()),
+        lanes: RefCell::new(Lanes::default()),
+        link: RefCell::new(None),
+        flush: RefCell::new(None),
+    });
 
     let for_timer = Rc::clone(&worker);
     let flush = Closure::<dyn FnMut()>::new(move || {

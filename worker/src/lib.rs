@@ -18,14 +18,19 @@
 //! old turns to leave out. Counts are estimates until the exact o200k counter, built just after the
 //! worker says it is ready, takes over.
 
+pub mod backoff;
 pub mod budget;
 pub mod diff;
 pub mod document;
 pub mod edit_stream;
 pub mod edits;
+pub mod lanes;
+#[cfg(target_arch = "wasm32")]
+mod link;
 pub mod parser;
 pub mod session;
 mod stream_state;
+pub mod streams;
 pub mod tokens;
 
 #[cfg(target_arch = "wasm32")]

@@ -88,24 +88,41 @@ impl Session {
                 self.streams.insert(stream, StreamState::new(self.counter, preview_only, base));
                 Next::Idle
             }
-            WorkerRequest::Append { stream, text } => {
-                self.last_text_ms = Some(now_ms);
-                let counter = self.counter;
-                let state =
-                    self.streams.entry(stream).or_insert_with(|| StreamState::new(counter, false, None));
-                state.push(&text);
-                self.schedule(now_ms)
-            }
+            // The stream ended, or the page stopped listening. Both the worker (on the gateway's
+            // last frame) and the page (on cancel) say so: the second finds nothing left.
             WorkerRequest::Finish { stream } => {
-                let mut state = self
-                    .streams
-                    .remove(&stream)
-                    .unwrap_or_else(|| StreamState::new(self.counter, false, None));
+                let Some(mut state) = self.streams.remove(&stream) else { return Next::Idle };
                 state.finish();
                 Next::Send(state.take_update(stream, true, now_ms, 0.0).into_iter().collect())
             }
             WorkerRequest::Budget(request) => Next::Budget(self.budget.update(request, &self.counter)),
+            // The connection's requests are the glue's.
+            WorkerRequest::Connect(_)
+            | WorkerRequest::Start(_)
+            | WorkerRequest::Cancel { .. }
+            | WorkerRequest::UseKey { .. }
+            | WorkerRequest::Online { .. } => Next::Idle,
         }
+    }
+
+    /// More text of `stream`, in order, received at `now_ms`.
+    pub fn text(&mut self, stream: StreamId, text: &str, now_ms: f64) -> Next {
+        self.last_text_ms = Some(now_ms);
+        let counter = self.counter;
+        let state = self.streams.entry(stream).or_insert_with(|| StreamState::new(counter, false, None));
+        state.push(text);
+        self.schedule(now_ms)
+    }
+
+    /// Whether the worker parses `stream` (it was reset and not finished).
+    pub fn has_stream(&self, stream: StreamId) -> bool {
+        self.streams.contains_key(&stream)
+    }
+
+    /// Something other than text is owed to the page (a stream's event): an update leaves at the
+    /// next frame slot, like text.
+    pub fn wake(&mut self, now_ms: f64) -> Next {
+        self.schedule(now_ms)
     }
 
     /// Counts tokens with `counter` from now on (the glue hands over the exact one once built):

@@ -4,10 +4,6 @@ use flint_protocol::worker::{AnswerFile, EditKind};
 
 use super::*;
 
-fn append(stream: StreamId, text: &str) -> WorkerRequest {
-    WorkerRequest::Append { stream, text: text.to_owned() }
-}
-
 fn sent(next: Next) -> Vec<ParsedUpdate> {
     match next {
         Next::Send(v) => v,
@@ -19,13 +15,13 @@ fn sent(next: Next) -> Vec<ParsedUpdate> {
 fn first_append_is_sent_at_once_then_coalesced() {
     let mut s = Session::new();
     s.handle(WorkerRequest::Reset { stream: 1, preview_only: false, base: None }, 0.0);
-    let first = sent(s.handle(append(1, "Here:\n"), 0.0));
+    let first = sent(s.text(1, "Here:\n", 0.0));
     assert_eq!(first.len(), 1);
     assert!(first[0].code_reset);
     assert_eq!(first[0].language, "markdown");
     assert_eq!(first[0].code_append, "Here:\n");
-    assert_eq!(s.handle(append(1, "```html\n<p>"), 5.0), Next::FlushIn(11.0));
-    assert_eq!(s.handle(append(1, "hi</p>\n"), 8.0), Next::Idle);
+    assert_eq!(s.text(1, "```html\n<p>", 5.0), Next::FlushIn(11.0));
+    assert_eq!(s.text(1, "hi</p>\n", 8.0), Next::Idle);
     let later = s.flush(16.0);
     assert_eq!(later.len(), 1);
     assert!(later[0].code_reset, "main file switched from prose to html");
@@ -37,7 +33,7 @@ fn first_append_is_sent_at_once_then_coalesced() {
 #[test]
 fn finish_sends_final_update_with_preview() {
     let mut s = Session::new();
-    sent(s.handle(append(3, "<!DOCTYPE html>\n<p>x</p>"), 0.0));
+    sent(s.text(3, "<!DOCTYPE html>\n<p>x</p>", 0.0));
     let done = sent(s.handle(WorkerRequest::Finish { stream: 3 }, 1.0));
     assert_eq!(done.len(), 1);
     assert!(done[0].done);
@@ -50,7 +46,7 @@ fn finish_sends_final_update_with_preview() {
 #[test]
 fn only_the_last_update_lists_the_files() {
     let mut s = Session::new();
-    let first = sent(s.handle(append(4, "```html index.html\n<p>\n```\n```css style.css\np{}\n"), 0.0));
+    let first = sent(s.text(4, "```html index.html\n<p>\n```\n```css style.css\np{}\n", 0.0));
     assert!(first.iter().all(|u| u.files.is_empty()));
     let done = sent(s.handle(WorkerRequest::Finish { stream: 4 }, 1.0));
     let names: Vec<_> =
@@ -68,9 +64,9 @@ fn with_many_streams_previews_are_spread_out_but_never_lost() {
     for id in 1..=4 {
         s.handle(WorkerRequest::Reset { stream: id, preview_only: false, base: None }, 0.0);
     }
-    let first = sent(s.handle(append(1, "<!DOCTYPE html>\n<p>a</p>\n"), 0.0));
+    let first = sent(s.text(1, "<!DOCTYPE html>\n<p>a</p>\n", 0.0));
     assert!(first[0].preview.is_some(), "the first preview leaves at once");
-    assert!(matches!(s.handle(append(1, "<p>b</p>\n"), 10.0), Next::FlushIn(_)));
+    assert!(matches!(s.text(1, "<p>b</p>\n", 10.0), Next::FlushIn(_)));
     let early = s.flush(32.0);
     assert_eq!(early[0].code_append, "<p>b</p>\n", "code is not held back");
     assert_eq!(early[0].preview, None, "a preview 32 ms after the last, with 4 streams, waits");
@@ -85,12 +81,12 @@ fn with_many_streams_previews_are_spread_out_but_never_lost() {
 fn a_preview_only_stream_sends_pages_then_its_code_whole() {
     let mut s = Session::new();
     s.handle(WorkerRequest::Reset { stream: 5, preview_only: true, base: None }, 0.0);
-    let first = sent(s.handle(append(5, "Here:\n```html\n<p>a</p>\n"), 0.0));
+    let first = sent(s.text(5, "Here:\n```html\n<p>a</p>\n", 0.0));
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].code_append, "");
     assert!(!first[0].code_reset);
     assert_eq!(first[0].preview.as_deref(), Some("<p>a</p>\n"));
-    let Next::FlushIn(_) = s.handle(append(5, "<p>b</p>\n"), 1.0) else { panic!("expected a timer") };
+    let Next::FlushIn(_) = s.text(5, "<p>b</p>\n", 1.0) else { panic!("expected a timer") };
     let later = s.flush(20.0);
     assert_eq!(later[0].code_append, "", "no code while streaming");
     let done = sent(s.handle(WorkerRequest::Finish { stream: 5 }, 30.0));
@@ -102,8 +98,8 @@ fn a_preview_only_stream_sends_pages_then_its_code_whole() {
 #[test]
 fn streams_are_independent() {
     let mut s = Session::new();
-    sent(s.handle(append(1, "```css\na{}\n"), 0.0));
-    let Next::FlushIn(_) = s.handle(append(2, "```html\n<b>"), 1.0) else { panic!("expected a timer") };
+    sent(s.text(1, "```css\na{}\n", 0.0));
+    let Next::FlushIn(_) = s.text(2, "```html\n<b>", 1.0) else { panic!("expected a timer") };
     let updates = s.flush(16.0);
     assert_eq!(updates.len(), 1, "only stream 2 changed");
     assert_eq!(updates[0].stream, 2);
@@ -113,10 +109,10 @@ fn streams_are_independent() {
 #[test]
 fn unchanged_stream_sends_nothing() {
     let mut s = Session::new();
-    sent(s.handle(append(1, "```html\n<p>"), 0.0));
+    sent(s.text(1, "```html\n<p>", 0.0));
     // A lone backtick could start the closing fence: nothing new to show yet.
     assert_eq!(
-        s.handle(append(1, "\n`"), 20.0),
+        s.text(1, "\n`", 20.0),
         Next::Send(vec![ParsedUpdate {
             stream: 1,
             code_edits: vec![],
@@ -130,7 +126,7 @@ fn unchanged_stream_sends_nothing() {
             edits: None,
         }])
     );
-    assert_eq!(s.handle(append(1, "`"), 40.0), Next::Send(vec![]));
+    assert_eq!(s.text(1, "`", 40.0), Next::Send(vec![]));
 }
 
 /// What the page holds after applying a stream's updates, and what it saw on the way.
@@ -189,7 +185,7 @@ fn replay(reset: WorkerRequest, answer: &str, size: usize) -> Page {
     for chunk in answer.as_bytes().chunks(size) {
         now += 20.0;
         let text = std::str::from_utf8(chunk).expect("ASCII answers").to_owned();
-        page.apply(sent(s.handle(WorkerRequest::Append { stream, text }, now)));
+        page.apply(sent(s.text(stream, &text, now)));
     }
     page.apply(sent(s.handle(WorkerRequest::Finish { stream }, now + 1.0)));
     page
@@ -236,16 +232,16 @@ fn an_edit_stream_shows_the_base_then_each_block_applied() {
 fn an_edit_stream_sends_the_same_text_only_once() {
     let mut s = Session::new();
     s.handle(edit_of(BASE), 0.0);
-    let first = sent(s.handle(append(2, "Let me"), 0.0));
+    let first = sent(s.text(2, "Let me", 0.0));
     assert!(first[0].code_reset && first[0].code_append == BASE, "the base first: {first:?}");
     assert_eq!(first[0].edits.as_ref().map(|e| e.kind), Some(EditKind::Prose));
-    let later = sent(s.handle(append(2, " think about it.\n<<<<<<< SEARCH\n"), 20.0));
+    let later = sent(s.text(2, " think about it.\n<<<<<<< SEARCH\n", 20.0));
     assert_eq!(later.len(), 1, "the token count moved");
     assert!(!later[0].code_reset && later[0].code_append.is_empty(), "{later:?}");
     assert_eq!(later[0].preview, None);
     assert_eq!(later[0].edits.as_ref().map(|e| e.kind), Some(EditKind::Edits));
     assert!(later[0].answer_tokens > first[0].answer_tokens);
-    let quiet = sent(s.handle(append(2, ""), 40.0));
+    let quiet = sent(s.text(2, "", 40.0));
     assert!(quiet.is_empty(), "nothing changed: {quiet:?}");
 }
 
@@ -335,8 +331,8 @@ fn answer_tokens_grow_and_end_on_a_full_count() {
     assert_eq!(page.tokens.last().copied(), Some(full as u32));
     let mut s = Session::new();
     s.set_counter(TokenCounter::o200k());
-    sent(s.handle(append(4, &answer[..20]), 0.0));
-    let last = sent(s.handle(append(4, &answer[20..]), 20.0));
+    sent(s.text(4, &answer[..20], 0.0));
+    let last = sent(s.text(4, &answer[20..], 20.0));
     let done = sent(s.handle(WorkerRequest::Finish { stream: 4 }, 21.0));
     let exact = TokenCounter::o200k().count(answer) as u32;
     assert_eq!(done[0].answer_tokens, exact);
@@ -384,8 +380,19 @@ fn the_worker_is_quiet_only_with_no_stream_open_and_no_recent_text() {
     assert!(s.is_quiet(0.0, 500.0));
     s.handle(WorkerRequest::Reset { stream: 1, preview_only: false, base: None }, 0.0);
     assert!(!s.is_quiet(10_000.0, 500.0), "a stream is open");
-    s.handle(WorkerRequest::Append { stream: 1, text: "hi".into() }, 100.0);
+    s.text(1, "hi", 100.0);
     s.handle(WorkerRequest::Finish { stream: 1 }, 200.0);
     assert!(!s.is_quiet(300.0, 500.0), "text came 200 ms ago");
     assert!(s.is_quiet(600.0, 500.0));
+}
+
+#[test]
+fn finishing_a_stream_the_worker_no_longer_has_sends_nothing() {
+    let mut s = Session::new();
+    s.handle(WorkerRequest::Reset { stream: 1, preview_only: false, base: None }, 0.0);
+    sent(s.text(1, "<p>a</p>\n", 0.0));
+    assert!(s.has_stream(1));
+    assert_eq!(sent(s.handle(WorkerRequest::Finish { stream: 1 }, 1.0)).len(), 1);
+    assert!(!s.has_stream(1));
+    assert_eq!(s.handle(WorkerRequest::Finish { stream: 1 }, 2.0), Next::Idle, "the page said so too");
 }

@@ -57,7 +57,7 @@ fn replay_on(base: Option<&str>, pieces: &[&str]) -> Page {
     session.handle(WorkerRequest::Reset { stream: 9, preview_only: false, base }, now);
     for piece in pieces {
         now += 20.0;
-        match session.handle(WorkerRequest::Append { stream: 9, text: (*piece).to_owned() }, now) {
+        match session.text(9, piece, now) {
             Next::Send(updates) => page.apply(updates),
             other => panic!("expected an immediate flush, got {other:?}"),
         }

@@ -102,7 +102,7 @@ fn stream_through_session(counter: TokenCounter, base: Option<&str>, answer: &st
             due = None;
             updates += session.flush(now).len();
         }
-        match session.handle(WorkerRequest::Append { stream: 1, text: (*piece).to_owned() }, now) {
+        match session.text(1, piece, now) {
             Next::Send(sent) => updates += sent.len(),
             Next::FlushIn(ms) => due = Some(now + ms),
             Next::Idle | Next::Budget(_) => {}

@@ -29,7 +29,7 @@ fn a_fenced_page_streams_into_code_and_preview() {
     let mut now = 0.0;
     for piece in answer.split_inclusive(['\n', '<', '`']) {
         now += 20.0;
-        for u in updates(session.handle(WorkerRequest::Append { stream: 1, text: piece.into() }, now)) {
+        for u in updates(session.text(1, piece, now)) {
             if u.code_reset {
                 editor.clear();
             }
@@ -66,7 +66,7 @@ fn half_a_megabyte_in_small_pieces_is_fast() {
             sent += session.flush(now).len();
         }
         let text = std::str::from_utf8(chunk).expect("ascii").to_owned();
-        match session.handle(WorkerRequest::Append { stream: 7, text }, now) {
+        match session.text(7, &text, now) {
             Next::Send(u) => sent += u.len(),
             Next::FlushIn(ms) => timer_at = Some(now + ms),
             Next::Idle | Next::Budget(_) => {}
@@ -92,7 +92,7 @@ fn an_edit_stream_applies_its_blocks_as_they_complete() {
     let (mut editor, mut now, mut last) = (String::new(), 0.0, None);
     for piece in answer.split_inclusive(['\n', '<', 'ü']) {
         now += 20.0;
-        for u in updates(session.handle(WorkerRequest::Append { stream: 2, text: piece.into() }, now)) {
+        for u in updates(session.text(2, piece, now)) {
             if u.code_reset {
                 editor.clear();
             }

@@ -1,31 +1,33 @@
-//! `use_gateway()`: the tab's one WebSocket to the gateway, shared by every generation.
+//! `use_gateway()`: the tab's one connection to the gateway, shared by every generation.
 //!
-//! The socket lives on the main thread. The gateway coalesces each stream to about one frame per
-//! display frame, so even several 50k tokens/s streams are a few hundred small messages per second —
-//! far below the ~13k messages/s the main thread parses — and moving the socket into the worker would
-//! only add a hop. The parse into files does run in the worker (see `interop::worker`).
+//! The WebSocket lives in the web worker, which also parses the answers: text goes from the socket
+//! straight into the parser and never crosses to the page. The page hears, per display frame, one
+//! message with each stream's news (its frames, how much text came, its parse), and the
+//! connection's state when it changes. This hook starts the worker, tells it where to connect, and
+//! routes what it says to the listeners and signals.
 
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
-use flint_protocol::{PROTOCOL_VERSION, Secret, ServerMessage, StartRequest, StreamId};
+use flint_protocol::worker::{
+    BudgetReport, ConnectSettings, ConnectionReport, WorkerRequest, WorkerResponse,
+};
+use flint_protocol::{Secret, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
-use super::backoff::reconnect_delay_ms;
-use super::streams::{Quota, Routed, StreamEvent, Streams};
+use super::events::{ConnectionNews, Quota, StreamEvent};
 use super::{ConnectionProblem, ConnectionState, UseGatewayOptions, socket_url};
 use crate::interop::http::{FetchError, post_empty};
-use crate::interop::socket::{Socket, SocketCallbacks};
-use crate::interop::{now_ms, online, page_origin, random};
-
-mod keepalive;
-
-use keepalive::start_pinging;
+use crate::interop::worker::{ParserWorker, WORKER_URL};
+use crate::interop::{now_ms, online, page_origin};
 
 /// Receives one stream's events.
 pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
+
+/// Receives the worker's budget reports.
+type BudgetHandler = Rc<dyn Fn(BudgetReport)>;
 
 /// What [`use_gateway`] returns.
 pub struct UseGatewayReturn<StartFn, CancelFn>
@@ -48,32 +50,26 @@ where
     /// The person's daily token quota and when it was reported (page clock, ms), when the
     /// gateway keeps one for them.
     pub quota: Signal<Option<(Quota, f64)>>,
-    /// Starts a generation (`request.stream` is ignored and assigned); events go to the handler.
-    /// Requests made while disconnected wait for the connection.
+    /// Starts a generation (`request.stream` is ignored and assigned); events go to the handler,
+    /// the worker's parse of its text included. Requests made while disconnected wait for the
+    /// connection.
     pub start: StartFn,
     /// Stops a generation; its handler still receives the final `Done`.
     pub cancel: CancelFn,
     /// Uses the person's own key for a provider (`None`: the gateway's), on every connection.
     pub use_key: Callback<(String, Option<Secret>)>,
+    /// The worker, for the requests about parsing and counting.
+    pub worker: WorkerLink,
 }
 
 struct Inner {
-    url: String,
-    options: UseGatewayOptions,
-    streams: RefCell<Streams<StreamHandler>>,
-    socket: RefCell<Option<Socket>>,
-    /// Counts sockets made: events of a socket that is no longer the current one are ignored.
-    generation: Cell<u64>,
-    open: Cell<bool>,
-    ever_connected: Cell<bool>,
-    attempt: Cell<u32>,
-    last_seen_ms: Cell<f64>,
-    /// When the connection was lost, while it is.
-    lost_at_ms: Cell<Option<f64>>,
-    nonce: Cell<u64>,
-    retry: RefCell<Option<TimeoutHandle>>,
-    ping: RefCell<Option<IntervalHandle>>,
-    disposed: Cell<bool>,
+    worker: Option<ParserWorker>,
+    /// The listener of each stream the page still listens to.
+    handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
+    next_id: Cell<StreamId>,
+    /// The page asks the gateway's access probe itself (not with a custom socket URL).
+    own_gateway: bool,
+    on_budget: RefCell<Option<BudgetHandler>>,
     state: RwSignal<ConnectionState>,
     retry_in_ms: RwSignal<Option<u32>>,
     gateway_version: RwSignal<Option<String>>,
@@ -82,13 +78,45 @@ struct Inner {
     quota: RwSignal<Option<(Quota, f64)>>,
 }
 
+impl Inner {
+    fn send(&self, request: &WorkerRequest) {
+        if let Some(worker) = &self.worker {
+            worker.send(request);
+        }
+    }
+}
+
+/// The worker as the runner uses it: parse requests (`Reset`, `Finish`) and budgets.
+#[derive(Clone)]
+pub struct WorkerLink {
+    inner: Rc<Inner>,
+}
+
+impl WorkerLink {
+    /// Whether a worker runs (without one, nothing streams).
+    pub fn available(&self) -> bool {
+        self.inner.worker.is_some()
+    }
+
+    /// Sends a request about parsing or counting.
+    pub fn send(&self, request: &WorkerRequest) {
+        self.inner.send(request);
+    }
+
+    /// Budget reports go to `f` from now on.
+    pub fn on_budget(&self, f: impl Fn(BudgetReport) + 'static) {
+        *self.inner.on_budget.borrow_mut() = Some(Rc::new(f));
+    }
+}
+
 /// [`use_gateway_with_options`] with the defaults.
 pub fn use_gateway()
 -> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
     use_gateway_with_options(UseGatewayOptions::default())
 }
 
-/// Opens the tab's gateway connection; it closes when the calling component is cleaned up.
+/// Starts the worker and its gateway connection; it closes when the calling component is cleaned
+/// up.
 pub fn use_gateway_with_options(
     options: UseGatewayOptions,
 ) -> UseGatewayReturn<impl Fn(StartRequest, StreamHandler) -> StreamId + Clone, impl Fn(StreamId) + Clone> {
@@ -96,82 +124,73 @@ pub fn use_gateway_with_options(
         let (protocol, host) = page_origin();
         socket_url(&protocol, &host, "/ws")
     });
-    let inner = Rc::new(Inner {
+    let problem = RwSignal::new(None);
+    let inner = Rc::new_cyclic(|weak: &std::rc::Weak<Inner>| {
+        let weak = weak.clone();
+        let worker = ParserWorker::spawn(WORKER_URL, move |response| {
+            if let Some(inner) = weak.upgrade() {
+                on_response(&inner, response);
+            }
+        });
+        let worker = worker
+            .map_err(|err| {
+                leptos::logging::error!("Flint: {err}");
+                problem.set(Some(ConnectionProblem::said(
+                    "This browser could not start Flint's worker, which holds the connection: reload the \
+                     page, or try another browser.",
+                )));
+            })
+            .ok();
+        Inner {
+            worker,
+            handlers: RefCell::new(BTreeMap::new()),
+            next_id: Cell::new(1),
+            own_gateway: options.url.is_none(),
+            on_budget: RefCell::new(None),
+            state: RwSignal::new(ConnectionState::Connecting),
+            retry_in_ms: RwSignal::new(None),
+            gateway_version: RwSignal::new(None),
+            history_sync: RwSignal::new(None),
+            problem,
+            quota: RwSignal::new(None),
+        }
+    });
+    inner.send(&WorkerRequest::Connect(ConnectSettings {
         url,
-        options,
-        streams: RefCell::new(Streams::default()),
-        socket: RefCell::new(None),
-        generation: Cell::new(0),
-        open: Cell::new(false),
-        ever_connected: Cell::new(false),
-        attempt: Cell::new(0),
-        last_seen_ms: Cell::new(0.0),
-        lost_at_ms: Cell::new(None),
-        nonce: Cell::new(0),
-        retry: RefCell::new(None),
-        ping: RefCell::new(None),
-        disposed: Cell::new(false),
-        state: RwSignal::new(ConnectionState::Connecting),
-        retry_in_ms: RwSignal::new(None),
-        gateway_version: RwSignal::new(None),
-        history_sync: RwSignal::new(None),
-        problem: RwSignal::new(None),
-        quota: RwSignal::new(None),
-    });
-    connect(&inner);
-    start_pinging(&inner);
+        base_delay_ms: options.base_delay_ms,
+        max_delay_ms: options.max_delay_ms,
+        ping_interval_ms: options.ping_interval_ms,
+        online: online(),
+    }));
 
-    let weak = Rc::downgrade(&inner);
+    // A worker hears `online`/`offline` too, but only the page's are the ones the person sees.
+    let for_online = SendWrapper::new(Rc::clone(&inner));
     let on_online = window_event_listener(leptos::ev::online, move |_| {
-        if let Some(inner) = weak.upgrade()
-            && !inner.open.get()
-        {
-            inner.attempt.set(0);
-            connect(&inner);
-        }
+        for_online.send(&WorkerRequest::Online { online: true });
     });
-    let weak = Rc::downgrade(&inner);
+    let for_offline = SendWrapper::new(Rc::clone(&inner));
     let on_offline = window_event_listener(leptos::ev::offline, move |_| {
-        if let Some(inner) = weak.upgrade()
-            && !inner.open.get()
-        {
-            inner.state.set(ConnectionState::Offline);
-        }
+        for_offline.send(&WorkerRequest::Online { online: false });
     });
-
-    let for_cleanup = SendWrapper::new(Rc::clone(&inner));
     on_cleanup(move || {
-        for_cleanup.disposed.set(true);
-        if let Some(retry) = for_cleanup.retry.take() {
-            retry.clear();
-        }
-        if let Some(ping) = for_cleanup.ping.take() {
-            ping.clear();
-        }
-        for_cleanup.socket.take();
         on_online.remove();
         on_offline.remove();
     });
 
     let for_start = SendWrapper::new(Rc::clone(&inner));
-    let start = move |request: StartRequest, handler: StreamHandler| {
-        let id = for_start.streams.borrow_mut().open(request, handler);
-        flush(&for_start);
+    let start = move |mut request: StartRequest, handler: StreamHandler| {
+        let id = for_start.next_id.get();
+        for_start.next_id.set(id.wrapping_add(1).max(1));
+        request.stream = id;
+        for_start.handlers.borrow_mut().insert(id, handler);
+        for_start.send(&WorkerRequest::Start(request));
         id
     };
-    let for_cancel = SendWrapper::new(inner.clone());
-    let cancel = move |stream: StreamId| {
-        let ended = for_cancel.streams.borrow_mut().cancel(stream);
-        match ended {
-            Some((handler, event)) => handler(event),
-            None => flush(&for_cancel),
-        }
-    };
-
-    let for_key = SendWrapper::new(inner.clone());
+    let for_cancel = SendWrapper::new(Rc::clone(&inner));
+    let cancel = move |stream: StreamId| for_cancel.send(&WorkerRequest::Cancel { stream });
+    let for_key = SendWrapper::new(Rc::clone(&inner));
     let use_key = Callback::new(move |(provider, key): (String, Option<Secret>)| {
-        for_key.streams.borrow_mut().use_key(&provider, key);
-        flush(&for_key);
+        for_key.send(&WorkerRequest::UseKey { provider, key });
     });
 
     UseGatewayReturn {
@@ -184,140 +203,64 @@ pub fn use_gateway_with_options(
         start,
         cancel,
         use_key,
+        worker: WorkerLink { inner },
     }
 }
 
-fn connect(inner: &Rc<Inner>) {
-    if inner.disposed.get() {
-        return;
-    }
-    if let Some(retry) = inner.retry.take() {
-        retry.clear();
-    }
-    inner.retry_in_ms.set(None);
-    let waiting = inner.ever_connected.get() || inner.attempt.get() > 0;
-    inner.state.set(if waiting { ConnectionState::Reconnecting } else { ConnectionState::Connecting });
-    // A socket made now replaces any other: from here on only its events count.
-    let generation = inner.generation.get() + 1;
-    inner.generation.set(generation);
-    inner.open.set(false);
-    let (w_open, w_text, w_close) = (Rc::downgrade(inner), Rc::downgrade(inner), Rc::downgrade(inner));
-    let callbacks = SocketCallbacks {
-        on_open: Box::new(move || with_current(&w_open, generation, on_open)),
-        on_text: Box::new(move |text| with_current(&w_text, generation, |inner| on_text(inner, &text))),
-        on_close: Box::new(move |code, reason| {
-            with_current(&w_close, generation, |inner| on_close(inner, code, &reason))
-        }),
-    };
-    match Socket::connect(&inner.url, callbacks) {
-        Ok(socket) => {
-            // Replacing a socket drops the old one, which detaches its handlers first.
-            inner.socket.replace(Some(socket));
-        }
-        Err(err) => {
-            leptos::logging::warn!("{err}");
-            schedule_reconnect(inner);
-        }
-    }
-}
-
-fn with(weak: &Weak<Inner>, f: impl FnOnce(&Rc<Inner>)) {
-    if let Some(inner) = weak.upgrade() {
-        f(&inner);
-    }
-}
-
-/// Runs `f` for an event of socket `generation`, unless a newer socket replaced it.
-fn with_current(weak: &Weak<Inner>, generation: u64, f: impl FnOnce(&Rc<Inner>)) {
-    if let Some(inner) = weak.upgrade()
-        && inner.generation.get() == generation
-    {
-        f(&inner);
-    }
-}
-
-fn on_open(inner: &Rc<Inner>) {
-    inner.open.set(true);
-    inner.ever_connected.set(true);
-    inner.attempt.set(0);
-    inner.last_seen_ms.set(now_ms());
-    inner.lost_at_ms.set(None);
-    inner.state.set(ConnectionState::Connected);
-    flush(inner);
-}
-
-fn on_text(inner: &Rc<Inner>, text: &str) {
-    inner.last_seen_ms.set(now_ms());
-    let message = match serde_json::from_str::<ServerMessage>(text) {
-        Ok(message) => message,
-        Err(err) => {
-            leptos::logging::warn!("Flint: ignoring a frame the app does not understand ({err})");
-            return;
-        }
-    };
-    let routed = inner.streams.borrow_mut().route(message);
-    match routed {
-        Routed::Stream { handler, event, gap } => {
-            if gap {
-                leptos::logging::warn!("Flint: a stream skipped a sequence number; text may be missing");
+fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
+    match response {
+        WorkerResponse::Lanes { lanes } => {
+            for lane in lanes {
+                let stream = lane.stream;
+                let handler = inner.handlers.borrow().get(&stream).cloned();
+                let Some(handler) = handler else { continue };
+                let (events, ended) = StreamEvent::of_update(lane);
+                if ended {
+                    inner.handlers.borrow_mut().remove(&stream);
+                }
+                for event in events {
+                    handler(event);
+                }
             }
-            handler(event);
         }
-        Routed::Hello { protocol, gateway, history } => {
-            inner.gateway_version.set(Some(gateway));
-            // Set on every greeting, changed or not: a reconnect is when queued changes go out.
-            inner.history_sync.set(Some(history));
-            inner.problem.set((protocol != PROTOCOL_VERSION).then(|| {
-                ConnectionProblem::said(format!(
-                    "The gateway speaks protocol {protocol} and this page protocol {PROTOCOL_VERSION}: \
-                     reload the page."
-                ))
-            }));
+        WorkerResponse::Connection(report) => on_connection(inner, report),
+        WorkerResponse::Gateway { frame } => match ConnectionNews::of(frame) {
+            ConnectionNews::Hello { gateway, history, problem } => {
+                inner.gateway_version.set(Some(gateway));
+                // Set on every greeting, changed or not: a reconnect is when queued changes go out.
+                inner.history_sync.set(Some(history));
+                inner.problem.set(problem);
+            }
+            ConnectionNews::Problem(problem) => {
+                leptos::logging::warn!("Flint: the gateway rejected a frame: {}", problem.text);
+                inner.problem.set(Some(problem));
+            }
+            ConnectionNews::Quota(quota) => inner.quota.set(Some((quota, now_ms()))),
+            ConnectionNews::Nothing => {}
+        },
+        WorkerResponse::Budget(report) => {
+            let on_budget = inner.on_budget.borrow().clone();
+            if let Some(on_budget) = on_budget {
+                on_budget(report);
+            }
         }
-        Routed::ConnectionError { code, message } => {
-            leptos::logging::warn!("Flint: the gateway rejected a frame ({code:?}): {message}");
-            inner.problem.set(Some(ConnectionProblem::said(message)));
-        }
-        Routed::Quota(quota) => inner.quota.set(Some((quota, now_ms()))),
-        Routed::Nothing => {}
+        WorkerResponse::Ready => {}
     }
 }
 
-fn on_close(inner: &Rc<Inner>, code: u16, reason: &str) {
-    inner.open.set(false);
-    // This runs inside the socket's own close handler: drop the socket after it returns.
-    if let Some(old) = inner.socket.take() {
-        set_timeout(move || drop(old), Duration::ZERO);
-    }
-    if inner.ever_connected.get() {
-        leptos::logging::log!("Flint: gateway connection closed (code {code} {reason})");
-    }
-    if inner.lost_at_ms.get().is_none() {
-        inner.lost_at_ms.set(Some(now_ms()));
-    }
-    // With a resume token nothing fails here: the next socket resumes the streams.
-    let lost = inner.streams.borrow_mut().connection_lost(
-        "The connection to the gateway was lost; the text received so far is kept. Run again once it \
-         reconnects.",
-    );
-    for (handler, event) in lost {
-        handler(event);
-    }
-    // Also after a connection that worked: a sign-in may have expired or been revoked meanwhile.
-    if inner.attempt.get() == 1 {
+fn on_connection(inner: &Rc<Inner>, report: ConnectionReport) {
+    inner.state.set(report.state);
+    inner.retry_in_ms.set(report.retry_in_ms);
+    if report.ask_why && inner.own_gateway {
         ask_why_refused(inner);
     }
-    schedule_reconnect(inner);
 }
 
 /// A socket that cannot open may have been refused: a browser hides the 403 (or the 401 of a
-/// missing sign-in) from the page, so ask the gateway's access probe, whose refusal says what to
-/// change. Asked once per outage, on the second failure in a row (a first one is often a gateway
-/// still starting).
+/// missing sign-in) from the page and the worker, so ask the gateway's access probe, whose refusal
+/// says what to change. Asked once per outage, on the second failure in a row (a first one is
+/// often a gateway still starting).
 fn ask_why_refused(inner: &Rc<Inner>) {
-    if inner.options.url.is_some() {
-        return;
-    }
     let weak = SendWrapper::new(Rc::downgrade(inner));
     leptos::task::spawn_local(async move {
         let problem = match post_empty("/api/access").await {
@@ -333,44 +276,4 @@ fn ask_why_refused(inner: &Rc<Inner>) {
             inner.problem.set(Some(problem));
         }
     });
-}
-
-fn schedule_reconnect(inner: &Rc<Inner>) {
-    if inner.disposed.get() {
-        return;
-    }
-    let attempt = inner.attempt.get();
-    let o = &inner.options;
-    let delay = reconnect_delay_ms(attempt, o.base_delay_ms, o.max_delay_ms, random());
-    inner.attempt.set(attempt.saturating_add(1));
-    inner.retry_in_ms.set(Some(delay));
-    inner.state.set(if online() { ConnectionState::Reconnecting } else { ConnectionState::Offline });
-    let weak = Rc::downgrade(inner);
-    let handle =
-        set_timeout_with_handle(move || with(&weak, connect), Duration::from_millis(u64::from(delay)));
-    match handle {
-        Ok(handle) => {
-            // One reconnect at a time: a second timer would replace the socket the first opened.
-            if let Some(earlier) = inner.retry.borrow_mut().replace(handle) {
-                earlier.clear();
-            }
-        }
-        Err(_) => leptos::logging::error!("Flint: cannot schedule a reconnect"),
-    }
-}
-
-/// Sends what waits in the outbox, if the socket is open. Frames stay queued while it is not: one
-/// sent to a socket that is connecting or closing would be lost, and its stream wait for ever.
-fn flush(inner: &Rc<Inner>) {
-    if !inner.open.get() || !inner.streams.borrow().has_outbox() {
-        return;
-    }
-    let socket = inner.socket.borrow();
-    let Some(socket) = socket.as_ref().filter(|s| s.is_open()) else { return };
-    let frames = inner.streams.borrow_mut().take_outbox();
-    for frame in frames {
-        if let Err(err) = socket.send(&frame) {
-            leptos::logging::warn!("{err}");
-        }
-    }
 }

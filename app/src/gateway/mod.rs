@@ -1,36 +1,11 @@
 //! The connection to Flint's gateway: [`use_gateway`] and the plain logic it is built from.
 
-pub mod backoff;
+mod events;
 mod hook;
-pub mod streams;
 
-pub use hook::{StreamHandler, UseGatewayReturn, use_gateway, use_gateway_with_options};
-pub use streams::{Quota, StreamEvent};
-
-/// The state of the tab's gateway connection, as shown to the user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConnectionState {
-    /// The first connection attempt is under way.
-    Connecting,
-    /// The socket is open.
-    Connected,
-    /// The connection was lost or refused; a retry is scheduled or under way.
-    Reconnecting,
-    /// The browser reports no network; retries continue when it returns.
-    Offline,
-}
-
-impl ConnectionState {
-    /// The word shown in the status (end-to-end tests match on it).
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Connecting => "connecting",
-            Self::Connected => "connected",
-            Self::Reconnecting => "reconnecting",
-            Self::Offline => "offline",
-        }
-    }
-}
+pub use events::{ConnectionNews, Quota, StreamEvent};
+pub use flint_protocol::worker::ConnectionState;
+pub use hook::{StreamHandler, UseGatewayReturn, WorkerLink, use_gateway, use_gateway_with_options};
 
 /// A problem with the connection the person must act on, as the banner shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,9 +5,12 @@
 //!
 //! ```text
 //! start ─▶ [StartStream] ─▶ started(id) ─▶ [Worker Reset]
-//! on_stream_event(Delta) ─▶ [Worker Append]          on_parsed(update) ─▶ [Code…, Preview…, Show…]
+//! on_stream_event(Text) ─▶ [Show Metrics]            on_stream_event(Parsed) ─▶ [Code…, Preview…, Show…]
 //! on_stream_event(Done) ─▶ [Worker Finish]           page_shown ─▶ [Show Status(Done)]
 //! ```
+//!
+//! The text itself never reaches the page's lane: the worker holds the socket and parses it there;
+//! a lane hears how much came (for its figures) and the parse.
 //!
 //! A single run is a generation on the [`Surface::Editor`]: its code streams into the editor and
 //! the main preview. Variations and compare are several on [`Surface::Tile`]s: previews only, their
@@ -231,6 +234,10 @@ impl Generation {
         if self.stream != Some(id) {
             return out;
         }
+        let event = match event {
+            StreamEvent::Parsed(update) => return self.on_parsed(*update, now_ms),
+            event => event,
+        };
         self.now_ms = now_ms;
         if self.queued.take().is_some() {
             out.push(Command::Show(Display::Queued(None)));
@@ -249,11 +256,11 @@ impl Generation {
                     out.push(Command::Show(Display::ServedBy(format!("{provider}/{model}"))));
                 }
             }
-            StreamEvent::Delta { text } => {
+            StreamEvent::Text { bytes } => {
                 if self.frozen {
                     return out;
                 }
-                let shown = self.metrics.on_text(now_ms, text.len());
+                let shown = self.metrics.on_text(now_ms, bytes);
                 // A single run's numbers are the page's own; tiles' are throttled (see `group`).
                 match shown {
                     Some(m) => out.push(Command::Show(Display::Metrics(m))),
@@ -262,7 +269,6 @@ impl Generation {
                     }
                     None => {}
                 }
-                out.push(Command::Worker(WorkerRequest::Append { stream: id, text }));
             }
             StreamEvent::Done { finish, usage, metrics } => {
                 out.push(Command::Show(Display::Metrics(self.metrics.on_done(usage, metrics))));
@@ -282,6 +288,8 @@ impl Generation {
                 }
                 self.finish_worker(&mut out);
             }
+            // Handled above.
+            StreamEvent::Parsed(_) => {}
             StreamEvent::Failed { message, .. } => {
                 out.push(Command::Show(Display::Metrics(self.metrics.live().clone())));
                 out.push(Command::Spent(self.metrics.live().cost()));

@@ -133,7 +133,10 @@ impl Thinking {
                 true
             }
             StreamEvent::Queued { .. } | StreamEvent::Started { .. } => false,
-            StreamEvent::Delta { .. } | StreamEvent::Done { .. } | StreamEvent::Failed { .. } => {
+            StreamEvent::Text { .. }
+            | StreamEvent::Parsed(_)
+            | StreamEvent::Done { .. }
+            | StreamEvent::Failed { .. } => {
                 show(self.on_code(now_ms), out);
                 false
             }

@@ -11,7 +11,6 @@ pub mod keys;
 pub mod own_keys;
 pub mod preview;
 pub mod resize;
-pub mod socket;
 pub mod store;
 pub mod worker;
 

@@ -1,4 +1,5 @@
-//! The parser worker (crate `flint-worker`): text goes in, editor and preview updates come out.
+//! The web worker (crate `flint-worker`): it holds the gateway socket and parses the answers; the
+//! page sends it requests and gets its updates (see `gateway::use_gateway`).
 //!
 //! Messages are JSON strings of [`WorkerRequest`] / [`WorkerResponse`]. Anything posted before the
 //! worker's wasm is initialised would be lost, so requests wait here until it says `Ready`. A worker

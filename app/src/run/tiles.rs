@@ -95,7 +95,7 @@ impl Runner {
         state.answer_tokens.set(0);
         let job = Rc::new(job);
         let run = NEXT_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let parser = inner.worker.is_some();
+        let parser = inner.worker.available();
         let slots: Vec<TileSlot> = lanes
             .into_iter()
             .enumerate()

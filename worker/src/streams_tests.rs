@@ -1,6 +1,8 @@
 //! Tests of stream bookkeeping (a separate file keeps `streams.rs` short).
 
-use flint_protocol::{ChatMessage, GenParams, ResumeRequest, ResumeStream, Role};
+use flint_protocol::{
+    ChatMessage, ErrorCode, FinishReason, GenParams, ResumeRequest, ResumeStream, Role, StreamMetrics, Usage,
+};
 
 use super::*;
 
@@ -37,11 +39,8 @@ fn frames_route_to_their_stream_and_final_events_end_it() {
     let a = s.open(request(), 'a');
     let b = s.open(request(), 'b');
     s.take_outbox();
-    assert_eq!(
-        s.route(delta(b, 0, "x")),
-        Routed::Stream { handler: 'b', event: StreamEvent::Delta { text: "x".into() }, gap: false }
-    );
-    let Routed::Stream { gap, .. } = s.route(delta(b, 2, "y")) else { panic!("routed") };
+    assert_eq!(s.route(delta(b, 0, "x")), Routed::Text { handler: 'b', text: "x".into(), gap: false });
+    let Routed::Text { gap, .. } = s.route(delta(b, 2, "y")) else { panic!("routed") };
     assert!(gap, "seq 1 was skipped");
     let done = ServerMessage::Done {
         stream: a,
@@ -49,7 +48,7 @@ fn frames_route_to_their_stream_and_final_events_end_it() {
         usage: Usage::default(),
         metrics: StreamMetrics::default(),
     };
-    assert!(matches!(s.route(done.clone()), Routed::Stream { handler: 'a', .. }));
+    assert!(matches!(s.route(done.clone()), Routed::Frame { handler: 'a', .. }));
     assert_eq!(s.route(done), Routed::Nothing, "stream a is over");
     assert_eq!(s.live_count(), 1);
 }
@@ -65,11 +64,7 @@ fn errors_with_and_without_stream() {
         message: "Slow down.".into(),
         retry_after_ms: Some(1500),
     };
-    let Routed::Stream { event: StreamEvent::Failed { code, message }, .. } = s.route(err) else {
-        panic!("expected a failure")
-    };
-    assert_eq!(code, Some(ErrorCode::RateLimited));
-    assert_eq!(message, "Slow down. (retry in 2 s)");
+    assert_eq!(s.route(err.clone()), Routed::Frame { handler: 1, frame: err }, "forwarded as it came");
     assert_eq!(s.live_count(), 0);
     let bad = ServerMessage::Error {
         stream: None,
@@ -77,7 +72,7 @@ fn errors_with_and_without_stream() {
         message: "?".into(),
         retry_after_ms: None,
     };
-    assert_eq!(s.route(bad), Routed::ConnectionError { code: ErrorCode::BadFrame, message: "?".into() });
+    assert_eq!(s.route(bad.clone()), Routed::Connection(bad));
 }
 
 #[test]
@@ -86,7 +81,7 @@ fn cancel_before_sending_ends_locally() {
     let a = s.open(request(), 'a');
     let (handler, event) = s.cancel(a).expect("ends at once");
     assert_eq!(handler, 'a');
-    assert!(matches!(event, StreamEvent::Done { finish: FinishReason::Cancelled, .. }));
+    assert_eq!(event, LaneEvent::Cancelled);
     assert!(!s.has_outbox(), "the start frame is withdrawn");
 }
 
@@ -108,7 +103,7 @@ fn lost_connection_fails_sent_streams_and_keeps_unsent_ones() {
     s.queue_control(&ClientMessage::Ping { nonce: 1 });
     let waiting = s.open(request(), "waiting");
     let lost = s.connection_lost("gone");
-    assert_eq!(lost, [("sent", StreamEvent::Failed { code: None, message: "gone".into() })]);
+    assert_eq!(lost, [("sent", LaneEvent::Lost("gone".into()))]);
     let frames = s.take_outbox();
     assert_eq!(frames.len(), 1, "only the unsent start survives: {frames:?}");
     assert!(frames[0].contains(&format!("\"stream\":{waiting}")));
@@ -120,10 +115,8 @@ fn a_queued_stream_hears_how_many_are_ahead() {
     let mut s = Streams::default();
     let a = s.open(request(), 'a');
     s.take_outbox();
-    assert_eq!(
-        s.route(ServerMessage::Queued { stream: a, ahead: 2 }),
-        Routed::Stream { handler: 'a', event: StreamEvent::Queued { ahead: 2 }, gap: false }
-    );
+    let queued = ServerMessage::Queued { stream: a, ahead: 2 };
+    assert_eq!(s.route(queued.clone()), Routed::Frame { handler: 'a', frame: queued });
     assert_eq!(s.live_count(), 1, "a queued stream is still live");
 }
 
@@ -131,10 +124,7 @@ fn a_queued_stream_hears_how_many_are_ahead() {
 fn a_quota_frame_goes_to_the_meter_not_to_a_stream() {
     let mut s: Streams<u32> = Streams::default();
     let quota = ServerMessage::Quota { used: 1_200, limit: 50_000, resets_in_ms: 60_000 };
-    assert!(matches!(
-        s.route(quota),
-        Routed::Quota(Quota { used: 1_200, limit: 50_000, resets_in_ms: 60_000 })
-    ));
+    assert_eq!(s.route(quota.clone()), Routed::Connection(quota));
 }
 
 #[test]
@@ -199,19 +189,19 @@ fn a_lost_connection_with_a_token_fails_nothing_and_resumes_first() {
     assert_eq!(frames.len(), 3);
     s.route(hello(Some("tok-2")));
     assert_eq!(s.route(delta(talking, 2, "x")), Routed::Nothing, "a repeated frame is dropped");
-    assert!(matches!(s.route(delta(talking, 3, "y")), Routed::Stream { gap: false, .. }));
+    assert!(matches!(s.route(delta(talking, 3, "y")), Routed::Text { gap: false, .. }));
     let expired = ServerMessage::Error {
         stream: Some(quiet),
         code: ErrorCode::ResumeExpired,
         message: "The gateway no longer has this answer; run again.".into(),
         retry_after_ms: None,
     };
-    let Routed::Stream { handler: 'q', event: StreamEvent::Failed { code, message }, .. } = s.route(expired)
-    else {
-        panic!("the expired stream fails")
-    };
-    assert_eq!(code, Some(ErrorCode::ResumeExpired));
-    assert!(message.contains("run again"), "{message}");
+    assert_eq!(
+        s.route(expired.clone()),
+        Routed::Frame { handler: 'q', frame: expired },
+        "it goes to the page"
+    );
+    assert_eq!(s.live_count(), 2, "and ends the stream");
     s.connection_lost("gone");
     assert_eq!(resume_of(&s.take_outbox()[0]).token.expose(), "tok-2", "the newest connection's token");
 }
@@ -226,9 +216,7 @@ fn a_cut_after_any_frame_and_an_overlapping_replay_give_the_text_once() {
         s.take_outbox();
         let mut got = String::new();
         let mut take = |s: &mut Streams<()>, seq: usize| {
-            if let Routed::Stream { event: StreamEvent::Delta { text }, gap, .. } =
-                s.route(delta(id, seq as u32, &text[seq]))
-            {
+            if let Routed::Text { text, gap, .. } = s.route(delta(id, seq as u32, &text[seq])) {
                 assert!(!gap, "cut {k}: seq {seq} is not a gap");
                 got.push_str(&text);
             }
@@ -251,7 +239,26 @@ fn streams_waiting_to_resume_fail_when_the_page_gives_up() {
     s.take_outbox();
     assert_eq!(s.connection_lost("gone"), []);
     let failed = s.give_up_resuming("stayed away");
-    assert_eq!(failed, [('a', StreamEvent::Failed { code: None, message: "stayed away".into() })]);
+    assert_eq!(failed, [('a', LaneEvent::Lost("stayed away".into()))]);
     assert!(!s.has_outbox(), "no resume is sent for streams given up on");
     assert_eq!(s.give_up_resuming("again"), [], "only once");
+}
+
+#[test]
+fn a_greeting_goes_to_the_page_without_its_resume_token() {
+    let mut s: Streams<u32> = Streams::default();
+    assert_eq!(s.route(hello(Some("tok"))), Routed::Connection(hello(None)));
+    s.open(request(), 1);
+    s.take_outbox();
+    s.connection_lost("gone");
+    assert_eq!(resume_of(&s.take_outbox()[0]).token.expose(), "tok", "the token stayed in the worker");
+}
+
+#[test]
+fn the_page_chooses_stream_ids() {
+    let mut s = Streams::default();
+    let mut chosen = request();
+    chosen.stream = 41;
+    assert_eq!(s.open(chosen, 'a'), 41);
+    assert_eq!(s.open(request(), 'b'), 42, "unchosen ids follow");
 }

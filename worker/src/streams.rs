@@ -1,6 +1,6 @@
 //! Bookkeeping for the generations multiplexed on the gateway socket: stream ids, who listens to
 //! each stream, frames waiting for the socket to open, and routing of incoming frames. Plain Rust,
-//! tested natively; the hook in [`super::hook`] owns one and feeds it socket events.
+//! tested natively; the worker's socket glue owns one and feeds it socket events.
 //!
 //! A lost socket does not fail the streams the gateway runs when it gave a resume token: the next
 //! socket's first frame is a `Resume` with each open stream's last delta `seq`, the gateway sends
@@ -9,113 +9,32 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use flint_protocol::worker::{LaneEvent, frame_is_final, frame_stream};
 use flint_protocol::{
-    ClientMessage, ErrorCode, FinishReason, ResumeRequest, ResumeStream, Secret, ServerMessage, StartRequest,
-    StreamId, StreamMetrics, Usage,
+    ClientMessage, ResumeRequest, ResumeStream, Secret, ServerMessage, StartRequest, StreamId,
 };
-
-/// What happened to one stream, as its listener sees it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
-    /// The stream waits for its provider to free a slot; `Started` follows when it runs.
-    Queued {
-        /// Generations that start before it.
-        ahead: u32,
-    },
-    /// The upstream accepted the request.
-    Started {
-        /// The provider serving it.
-        provider: String,
-        /// The model actually serving it.
-        model: String,
-    },
-    /// More text.
-    Delta {
-        /// Text to append.
-        text: String,
-    },
-    /// The model's reasoning so far (never code).
-    Thinking {
-        /// Reasoning tokens so far.
-        tokens: u32,
-        /// Bytes of summary text before `text`.
-        from: u32,
-        /// Summary text going on from `from`.
-        text: String,
-    },
-    /// The provider has sent nothing for `silent_secs` seconds (0: it sends again).
-    Stalled {
-        /// Seconds of silence.
-        silent_secs: u32,
-        /// The provider.
-        provider: String,
-    },
-    /// The stream ended normally; no more events follow.
-    Done {
-        /// Why it ended.
-        finish: FinishReason,
-        /// Token counts.
-        usage: Usage,
-        /// Gateway-side timing.
-        metrics: StreamMetrics,
-    },
-    /// The stream failed; text received so far stays valid; no more events follow.
-    Failed {
-        /// The gateway's error kind; `None` when the connection itself was lost.
-        code: Option<ErrorCode>,
-        /// A sentence a person can act on.
-        message: String,
-    },
-}
-
-impl StreamEvent {
-    /// Whether this event ends its stream.
-    pub fn is_final(&self) -> bool {
-        matches!(self, Self::Done { .. } | Self::Failed { .. })
-    }
-}
-
-/// A daily token quota as the gateway reported it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quota {
-    /// Tokens generated today.
-    pub used: u64,
-    /// The day's quota.
-    pub limit: u64,
-    /// Until it renews, in milliseconds (from when it was sent).
-    pub resets_in_ms: u64,
-}
 
 /// Where an incoming frame goes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Routed<H> {
-    /// To a stream's listener.
-    Stream {
-        /// The listener.
+    /// Text of a stream, in order, to parse.
+    Text {
+        /// The stream's listener.
         handler: H,
-        /// The event.
-        event: StreamEvent,
+        /// The text.
+        text: String,
         /// A delta's sequence number was not the expected one (a gateway bug worth logging).
         gap: bool,
     },
-    /// The gateway's greeting.
-    Hello {
-        /// Its protocol version.
-        protocol: u32,
-        /// Its build version.
-        gateway: String,
-        /// Whether the person may sync their history there.
-        history: bool,
+    /// Any other frame of a live stream, for the page (a final one ended the stream here).
+    Frame {
+        /// The stream's listener.
+        handler: H,
+        /// The frame.
+        frame: ServerMessage,
     },
-    /// An error about a frame the client sent, not tied to a stream.
-    ConnectionError {
-        /// Kind.
-        code: ErrorCode,
-        /// Explanation.
-        message: String,
-    },
-    /// The person's daily quota.
-    Quota(Quota),
+    /// A frame about the connection, for the page; a greeting's resume token is kept here.
+    Connection(ServerMessage),
     /// Nothing to do (a pong, or a frame for a stream that already ended).
     Nothing,
 }
@@ -169,9 +88,10 @@ impl<H> Default for Streams<H> {
 
 impl<H: Clone> Streams<H> {
     /// Registers a new stream; its `Start` frame waits in the outbox until [`Self::take_outbox`].
+    /// The request's `stream` is its id when not 0 (the page chooses ids); else one is assigned.
     pub fn open(&mut self, mut request: StartRequest, handler: H) -> StreamId {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1).max(1);
+        let id = if request.stream != 0 { request.stream } else { self.next_id };
+        self.next_id = id.wrapping_add(1).max(1);
         request.stream = id;
         self.live.insert(id, Live { handler, next_seq: 0, got_text: false, sent: false });
         self.queue(Some(id), &ClientMessage::Start(request));
@@ -206,7 +126,7 @@ impl<H: Clone> Streams<H> {
 
     /// Asks to stop `stream`. A stream whose `Start` was never sent ends here and now: its listener
     /// is returned with the final event to deliver.
-    pub fn cancel(&mut self, stream: StreamId) -> Option<(H, StreamEvent)> {
+    pub fn cancel(&mut self, stream: StreamId) -> Option<(H, LaneEvent)> {
         let live = self.live.get(&stream)?;
         if live.sent {
             self.queue(Some(stream), &ClientMessage::Cancel { stream });
@@ -214,12 +134,7 @@ impl<H: Clone> Streams<H> {
         }
         self.outbox.retain(|q| q.stream != Some(stream));
         let live = self.live.remove(&stream)?;
-        let done = StreamEvent::Done {
-            finish: FinishReason::Cancelled,
-            usage: Usage::default(),
-            metrics: StreamMetrics::default(),
-        };
-        Some((live.handler, done))
+        Some((live.handler, LaneEvent::Cancelled))
     }
 
     /// Frames to send now that the socket is open; their streams count as sent. After a lost
@@ -256,25 +171,25 @@ impl<H: Clone> Streams<H> {
 
     /// The page stops waiting for a resume (the gateway stayed away too long): the streams that
     /// waited fail with `message`.
-    pub fn give_up_resuming(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+    pub fn give_up_resuming(&mut self, message: &str) -> Vec<(H, LaneEvent)> {
         if self.resuming.take().is_none() {
             return Vec::new();
         }
         self.fail_sent(message)
     }
 
-    fn fail_sent(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+    fn fail_sent(&mut self, message: &str) -> Vec<(H, LaneEvent)> {
         let lost: Vec<StreamId> = self.live.iter().filter(|(_, l)| l.sent).map(|(&id, _)| id).collect();
         lost.into_iter()
             .filter_map(|id| self.live.remove(&id))
-            .map(|l| (l.handler, StreamEvent::Failed { code: None, message: message.to_owned() }))
+            .map(|l| (l.handler, LaneEvent::Lost(message.to_owned())))
             .collect()
     }
 
     /// The socket closed. With a resume token, streams the gateway had heard of wait for the next
     /// socket's `Resume` and nothing fails now; without one they are lost (the gateway dropped them
     /// with the connection). Streams still waiting to be sent stay queued either way.
-    pub fn connection_lost(&mut self, message: &str) -> Vec<(H, StreamEvent)> {
+    pub fn connection_lost(&mut self, message: &str) -> Vec<(H, LaneEvent)> {
         // Cancels and pings for the old connection mean nothing on the next one; the keys go
         // first on it (after the resume), before the starts that may need them.
         self.outbox.retain(|q| q.start);
@@ -300,61 +215,37 @@ impl<H: Clone> Streams<H> {
         self.live.len()
     }
 
-    /// Routes one frame from the gateway.
+    /// Routes one frame from the gateway. Only text, greetings and pongs are looked into: any
+    /// other frame goes to the page whole, to its stream's listener when it names a live one.
     pub fn route(&mut self, message: ServerMessage) -> Routed<H> {
-        let (stream, event, seq) = match message {
+        match message {
             ServerMessage::Hello { protocol, gateway, resume, history } => {
                 self.token = resume;
-                return Routed::Hello { protocol, gateway, history };
+                Routed::Connection(ServerMessage::Hello { protocol, gateway, resume: None, history })
             }
-            ServerMessage::Pong { .. } => return Routed::Nothing,
-            ServerMessage::Quota { used, limit, resets_in_ms } => {
-                return Routed::Quota(Quota { used, limit, resets_in_ms });
+            ServerMessage::Pong { .. } => Routed::Nothing,
+            ServerMessage::Delta { stream, seq, text } => {
+                let Some(live) = self.live.get_mut(&stream) else { return Routed::Nothing };
+                // Already received (a resume repeats nothing the page asked right, but a late
+                // frame of the old socket may still arrive): the text is not appended twice.
+                if live.got_text && seq < live.next_seq {
+                    return Routed::Nothing;
+                }
+                let gap = seq != live.next_seq;
+                live.next_seq = seq.wrapping_add(1);
+                live.got_text = true;
+                Routed::Text { handler: live.handler.clone(), text, gap }
             }
-            ServerMessage::Error { stream: None, code, message, .. } => {
-                return Routed::ConnectionError { code, message };
+            frame => {
+                let Some(stream) = frame_stream(&frame) else { return Routed::Connection(frame) };
+                let Some(live) = self.live.get(&stream) else { return Routed::Nothing };
+                let handler = live.handler.clone();
+                if frame_is_final(&frame) {
+                    self.live.remove(&stream);
+                }
+                Routed::Frame { handler, frame }
             }
-            ServerMessage::Error { stream: Some(stream), code, message, retry_after_ms } => {
-                let message = match retry_after_ms {
-                    Some(ms) if !message.contains("retry") && !message.contains("Retry") => {
-                        format!("{message} (retry in {:.0} s)", (ms as f64 / 1000.0).ceil())
-                    }
-                    _ => message,
-                };
-                (stream, StreamEvent::Failed { code: Some(code), message }, None)
-            }
-            ServerMessage::Queued { stream, ahead } => (stream, StreamEvent::Queued { ahead }, None),
-            ServerMessage::Started { stream, provider, model } => {
-                (stream, StreamEvent::Started { provider, model }, None)
-            }
-            ServerMessage::Delta { stream, seq, text } => (stream, StreamEvent::Delta { text }, Some(seq)),
-            ServerMessage::Thinking { stream, tokens, from, text } => {
-                (stream, StreamEvent::Thinking { tokens, from, text }, None)
-            }
-            ServerMessage::Stalled { stream, silent_secs, provider } => {
-                (stream, StreamEvent::Stalled { silent_secs, provider }, None)
-            }
-            ServerMessage::Done { stream, finish, usage, metrics } => {
-                (stream, StreamEvent::Done { finish, usage, metrics }, None)
-            }
-        };
-        let Some(live) = self.live.get_mut(&stream) else { return Routed::Nothing };
-        let mut gap = false;
-        if let Some(seq) = seq {
-            // Already received (a resume repeats nothing the page asked right, but a late frame
-            // of the old socket may still arrive): the text is not appended twice.
-            if live.got_text && seq < live.next_seq {
-                return Routed::Nothing;
-            }
-            gap = seq != live.next_seq;
-            live.next_seq = seq.wrapping_add(1);
-            live.got_text = true;
         }
-        let handler = live.handler.clone();
-        if event.is_final() {
-            self.live.remove(&stream);
-        }
-        Routed::Stream { handler, event, gap }
     }
 }
 
