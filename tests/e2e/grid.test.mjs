@@ -4,10 +4,9 @@
 // tile with the same frame, Esc comes back; arrows move between tiles; at 10 tiles in 1400×900 every
 // title, status and number is whole.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import {
-  assertEventually, openFlint, runPrompt, useFlint, waitForStatus,
+  assertEventually, openFlint, runPrompt, seriousViolations, useFlint, waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint({ models: ['variant@300', 'variant@40'] });
@@ -41,20 +40,6 @@ async function tileBoxes(tiles) {
     const r = el.getBoundingClientRect();
     return { x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.width), h: Math.round(r.height) };
   }));
-}
-
-/** axe-core's serious and critical violations, or null where axe-core is not installed. */
-async function seriousViolations(page) {
-  let source;
-  try {
-    source = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-  } catch {
-    return null;
-  }
-  await page.addScriptTag({ path: source });
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 test('four tiles: the grid takes the workspace, pages are laid out at 1280 and scaled, zoom keeps the frame, arrows move', async () => {
@@ -141,7 +126,7 @@ test('four tiles: the grid takes the workspace, pages are laid out at 1280 and s
   assert.equal(await focusedTileIndex(page), -1);
 
   const serious = await seriousViolations(page);
-  if (serious) assert.deepEqual(serious, [], 'axe-core finds serious violations in the grid');
+  assert.deepEqual(serious, [], 'axe-core finds serious violations in the grid');
   assert.deepEqual(problems, []);
 });
 
@@ -204,7 +189,7 @@ test('ten tiles in 1400×900: 5 × 2, every title and number whole, pages scaled
   assert.match(name, /#1[\s\S]*done[\s\S]*tok\/s/, `tile 1 is named "${name}"`);
 
   const serious = await seriousViolations(page);
-  if (serious) assert.deepEqual(serious, [], 'axe-core finds serious violations in the grid');
+  assert.deepEqual(serious, [], 'axe-core finds serious violations in the grid');
   assert.deepEqual(problems, []);
 });
 

@@ -2,7 +2,8 @@
 // headless Chromium, so each end-to-end test acts on Flint as a person would.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -298,4 +299,21 @@ export async function worstFrameGap(page, ms) {
   }, ms);
   const timeout = new Promise((r) => setTimeout(() => r(Infinity), ms + 10_000));
   return Promise.race([probe, timeout]);
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now, one line each (rule, the
+ * elements, axe's summary). axe is evaluated through the test driver, which the page's CSP does not
+ * govern, so nothing in the app is loosened for the test; frames are the generated pages' own
+ * business (opaque origins) and are not audited.
+ */
+export async function seriousViolations(page) {
+  const source = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(`${source}\n;0`);
+  const result = await page.evaluate(() => window.axe.run(document, {
+    resultTypes: ['violations'],
+    iframes: false,
+  }));
+  return result.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', ')} — ${v.help}`);
 }
