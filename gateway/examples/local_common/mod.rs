@@ -113,7 +113,13 @@ pub async fn run_stream_text(
                 prompt_tokens = p.unwrap_or(0) as usize;
                 tokens = completion_tokens;
             }
-            ProviderEvent::Started { .. } | ProviderEvent::Queued { .. } | ProviderEvent::Finished(_) => {}
+            // The embedded model neither reasons aloud nor goes quiet on a socket.
+            ProviderEvent::Started { .. }
+            | ProviderEvent::Queued { .. }
+            | ProviderEvent::Finished(_)
+            | ProviderEvent::Reasoning(_)
+            | ProviderEvent::ReasoningTokens(_)
+            | ProviderEvent::Silence { .. } => {}
         }
     }
     let first = first.context("the stream produced no text")?;
