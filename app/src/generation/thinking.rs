@@ -133,10 +133,18 @@ impl Thinking {
                 true
             }
             StreamEvent::Queued { .. } | StreamEvent::Started { .. } => false,
-            StreamEvent::Text { .. }
-            | StreamEvent::Parsed(_)
-            | StreamEvent::Done { .. }
-            | StreamEvent::Failed { .. } => {
+            StreamEvent::Done { usage, .. } => {
+                // The gateway's count is exact where the live one counted chunks.
+                if let (Some(thought), Some(tokens)) = (self.thought.as_mut(), usage.reasoning_tokens) {
+                    thought.tokens = tokens;
+                    if thought.over {
+                        out.push(Command::Show(Display::Thinking(Some(thought.clone()))));
+                    }
+                }
+                show(self.on_code(now_ms), out);
+                false
+            }
+            StreamEvent::Text { .. } | StreamEvent::Parsed(_) | StreamEvent::Failed { .. } => {
                 show(self.on_code(now_ms), out);
                 false
             }
@@ -186,6 +194,29 @@ mod tests {
         assert!(t.on_code(15_000.0).is_empty(), "told once");
         let late = thought(&t.on_thinking(3_500, 12, "!", 16_000.0));
         assert_eq!(late.line(), "Thought for 13 s · 3,500 tokens", "reasoning after the code keeps the time");
+    }
+
+    #[test]
+    fn the_gateways_final_count_replaces_the_live_one() {
+        let mut t = Thinking::default();
+        let mut metrics = ThrottledMetrics::default();
+        let mut out = Vec::new();
+        let thinking = StreamEvent::Thinking { tokens: 23, from: 0, text: "Plan".into() };
+        assert!(t.on_event(&thinking, false, &mut metrics, 0.0, &mut out), "only about thinking");
+        let usage = flint_protocol::Usage {
+            completion_tokens: 341,
+            reasoning_tokens: Some(321),
+            ..Default::default()
+        };
+        let done = StreamEvent::Done {
+            finish: flint_protocol::FinishReason::Stop,
+            usage,
+            metrics: Default::default(),
+        };
+        out.clear();
+        assert!(!t.on_event(&done, false, &mut metrics, 2_000.0, &mut out), "the lane ends it too");
+        let Some(Command::Show(Display::Thinking(Some(shown)))) = out.last() else { panic!("{out:?}") };
+        assert_eq!(shown.line(), "Thought for 2 s · 321 tokens");
     }
 
     #[test]
