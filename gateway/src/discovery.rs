@@ -130,10 +130,10 @@ impl Discovery {
     /// Claims the right to rescan now, or says how long to wait.
     pub fn claim_rescan(&self, now: Instant) -> Result<(), Duration> {
         let mut last = self.last_rescan.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(wait) = last.and_then(|t| RESCAN_INTERVAL.checked_sub(now.saturating_duration_since(t))) {
-            if !wait.is_zero() {
-                return Err(wait);
-            }
+        if let Some(wait) = last.and_then(|t| RESCAN_INTERVAL.checked_sub(now.saturating_duration_since(t)))
+            && !wait.is_zero()
+        {
+            return Err(wait);
         }
         *last = Some(now);
         Ok(())

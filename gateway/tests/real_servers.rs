@@ -167,7 +167,13 @@ async fn llama_cpp_python_is_found_without_a_file_and_answers() {
     let _turn = ONE_AT_A_TIME.lock().await;
     let _timed = Timed("llama_cpp_python_is_found_without_a_file_and_answers", Instant::now());
     let server = llama_cpp_python().await;
-    let port: u16 = server.base_url().trim_end_matches("/v1").rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
+    let port: u16 = server
+        .base_url()
+        .trim_end_matches("/v1")
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port");
     let gw = start_with(move |config: &mut Config| {
         config.providers.clear();
         config.discovery.ports = DiscoveryPorts { llama_cpp: port, ..DiscoveryPorts::none() };
@@ -177,7 +183,11 @@ async fn llama_cpp_python_is_found_without_a_file_and_answers() {
     let list = gw.state.model_list();
     let id = format!("llama-cpp/{ALIAS}");
     assert!(list.models.iter().any(|m| m.id == id && m.available), "{:?}", list.models);
-    assert_eq!(list.default.as_deref(), Some(id.as_str()), "with nothing configured, the find is the default");
+    assert_eq!(
+        list.default.as_deref(),
+        Some(id.as_str()),
+        "with nothing configured, the find is the default"
+    );
     let mut client = connect(&gw).await;
     let outcome = ask(&mut client, 1, &id, vec![user("Name a colour.")], at_most(16)).await;
     assert!(!outcome.text.trim().is_empty(), "the answer has text: {:?}", outcome.end);
