@@ -114,7 +114,7 @@ mod tests {
     async fn a_stream_silent_for_its_timeout_fails_naming_the_setting() {
         let mut watch = StallWatch::new("groq", secs(5));
         let t0 = Instant::now();
-        assert_eq!(watch.deadline(), t0 + secs(1), "a short timeout is warned of early");
+        assert_eq!(watch.deadline(), t0 + secs(5) / 3, "a short timeout is warned of early, at a third");
         let Watched::<()>::Stalled(ProviderError::Interrupted(message)) = watch.wake(t0 + secs(5)) else {
             panic!("the stream ends")
         };
