@@ -122,6 +122,8 @@ export class FlintEditor {
       matchBrackets: 'never',
       stickyScroll: { enabled: false },
       unicodeHighlight: { ambiguousCharacters: false, invisibleCharacters: false },
+      // 'dimmed' greys the number after a final newline below legible contrast (axe-core).
+      renderFinalNewline: 'on',
     });
     this.model.onDidChangeContent(() => {
       if (!this.applying && !this.streaming) this.onEdit?.();

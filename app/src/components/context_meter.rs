@@ -23,7 +23,7 @@ pub fn ContextMeter() -> impl IntoView {
             });
             view! {
                 <div class=format!("context-meter {}", v.zone.1) data-testid="context-meter" title=v.detail.clone()>
-                    <div class="meter-bar" role="meter" aria-valuemin="0" aria-valuemax="100" aria-valuenow=v.fill>
+                    <div class="meter-bar" role="meter" aria-label="Context window used" aria-valuemin="0" aria-valuemax="100" aria-valuenow=v.fill>
                         <div class="meter-fill" style=format!("width: {}%", v.fill)></div>
                     </div>
                     <span class="meter-tokens" data-testid="meter-tokens">{v.tokens.clone()}</span>
