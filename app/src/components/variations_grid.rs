@@ -9,8 +9,8 @@ use focus::{Zoom, focus_tile, on_grid_key};
 use leptos::html::Div;
 use ranking::{use_best_of_stops, use_ranking};
 
-use crate::components::VariationTile;
 use crate::components::device_sizes::{DeviceSizes, expect_preview_width};
+use crate::components::{CodePane, VariationTile};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::keys::typing;
@@ -32,9 +32,15 @@ pub fn VariationsGrid() -> impl IntoView {
     let tiles = runner.state().tiles;
     let note = RwSignal::new(None::<String>);
 
+    let code_pane = expect_context::<CodePane>();
+    // A promoted tile is the version the person works on now: its code (and Export) come back
+    // beside the grid, which stays for comparing.
     let promote = {
         Callback::new(move |key: u64| match runner.promote(key) {
-            Ok(()) => note.set(None),
+            Ok(()) => {
+                note.set(None);
+                code_pane.open.set(true);
+            }
             Err(why) => note.set(Some(format!("Not promoted: {why}."))),
         })
     };
