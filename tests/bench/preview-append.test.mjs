@@ -3,75 +3,21 @@
 // one animation frame at 10k tok/s). Not a test: it prints.
 //   node --test tests/bench/preview-append.test.mjs        (FIX=fixture, CH=chars, PUB=other public/)
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser } from '../e2e/harness.mjs';
+import { startFrameHost } from '../e2e/frame-host.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-// PUB=DIR: the preview files of another build (e.g. an older commit's public/, which only morphs).
-const FILES = {
-  '/preview.html': join(process.env.PUB ?? join(ROOT, 'public'), 'preview.html'),
-  '/preview-runtime.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-runtime.js'),
-  '/preview-checks.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-checks.js'),
-  '/preview-pick.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-pick.js'),
-  '/preview-live.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-live.js'),
-  '/preview-capture.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-capture.js'),
-  '/preview-messages.js': join(process.env.PUB ?? join(ROOT, 'public'), 'preview-messages.js'),
-  '/idiomorph.min.js': join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js'),
-};
 
-// The app's side, reduced: frames that load preview.html, each given a port, and a way to send a
-// message to frame `i` and wait for its `applied`.
-const HOST = `<!doctype html><html><body><script>
-window.frames_ = [];
-window.addFrame = () => new Promise((ok) => {
-  const el = document.createElement('iframe');
-  el.setAttribute('sandbox', 'allow-scripts');
-  el.style = 'width:800px;height:600px';
-  el.addEventListener('load', () => {
-    const channel = new MessageChannel();
-    const f = { port: channel.port1, waiting: null, console: [] };
-    f.port.onmessage = (e) => {
-      if (e.data.flint === 'ready') ok(frames_.push(f) - 1);
-      if (e.data.flint === 'console') f.console.push(e.data.text);
-      if (e.data.flint === 'applied' && f.waiting) { const w = f.waiting; f.waiting = null; w(e.data); }
-    };
-    el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
-  }, { once: true });
-  el.src = 'preview.html';
-  document.body.append(el);
-});
-window.send = (i, message) => new Promise((ok) => { frames_[i].waiting = ok; frames_[i].port.postMessage(message); });
-window.consoleOf = (i) => frames_[i].console;
-window.post = (i, message) => frames_[i].port.postMessage(message);
-</script></body></html>`;
-
-let server;
-let browser;
+let host;
 let page;
 before(async () => {
-  server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/host.html') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(HOST);
-    } else if (FILES[path]) {
-      res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html' })
-        .end(readFileSync(FILES[path]));
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${server.address().port}/host.html`);
+  host = await startFrameHost(process.env.PUB);
+  page = host.page;
 });
 after(async () => {
-  await browser?.close();
-  server?.close();
+  await host?.close();
 });
-
 
 const send = (i, message) => page.evaluate(([i, message]) => globalThis.send(i, message), [i, message]);
 test('measure', async () => {

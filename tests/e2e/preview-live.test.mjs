@@ -2,73 +2,17 @@
 // stream's appends are copied from an incremental parse and leave the same page a whole morph of
 // the text would, made as inert; and an update that throws keeps the last good render on screen.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { launchBrowser } from './harness.mjs';
+import { startFrameHost } from './frame-host.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const FILES = {
-  '/preview.html': join(ROOT, 'public/preview.html'),
-  '/preview-runtime.js': join(ROOT, 'public/preview-runtime.js'),
-  '/preview-checks.js': join(ROOT, 'public/preview-checks.js'),
-  '/preview-pick.js': join(ROOT, 'public/preview-pick.js'),
-  '/preview-live.js': join(ROOT, 'public/preview-live.js'),
-  '/preview-capture.js': join(ROOT, 'public/preview-capture.js'),
-  '/preview-messages.js': join(ROOT, 'public/preview-messages.js'),
-  '/idiomorph.min.js': join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js'),
-};
-
-// The app's side, reduced: frames that load preview.html, each given a port, and a way to send a
-// message to frame `i` and wait for its `applied`.
-const HOST = `<!doctype html><html><body><script>
-window.frames_ = [];
-window.addFrame = () => new Promise((ok) => {
-  const el = document.createElement('iframe');
-  el.setAttribute('sandbox', 'allow-scripts');
-  el.style = 'width:800px;height:600px';
-  el.addEventListener('load', () => {
-    const channel = new MessageChannel();
-    const f = { port: channel.port1, waiting: null, console: [] };
-    f.port.onmessage = (e) => {
-      if (e.data.flint === 'ready') ok(frames_.push(f) - 1);
-      if (e.data.flint === 'console') f.console.push(e.data.text);
-      if (e.data.flint === 'applied' && f.waiting) { const w = f.waiting; f.waiting = null; w(e.data); }
-    };
-    el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
-  }, { once: true });
-  el.src = 'preview.html';
-  document.body.append(el);
-});
-window.send = (i, message) => new Promise((ok) => { frames_[i].waiting = ok; frames_[i].port.postMessage(message); });
-window.consoleOf = (i) => frames_[i].console;
-window.post = (i, message) => frames_[i].port.postMessage(message);
-</script></body></html>`;
-
-let server;
-let browser;
+let host;
 let page;
 before(async () => {
-  server = createServer((req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/host.html') {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(HOST);
-    } else if (FILES[path]) {
-      res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html' })
-        .end(readFileSync(FILES[path]));
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${server.address().port}/host.html`);
+  host = await startFrameHost();
+  page = host.page;
 });
 after(async () => {
-  await browser?.close();
-  server?.close();
+  await host?.close();
 });
 
 /** Frame `i`'s realm (Playwright reaches into the sandboxed frame to read what it shows). */
