@@ -97,12 +97,20 @@ pub struct LaneUpdate {
     pub parsed: Option<ParsedUpdate>,
 }
 
-/// The stream a gateway frame belongs to, read from its `stream` field whatever its kind (so a
-/// kind added later is routed without a change here); `None` for connection-level frames.
+/// The stream a gateway frame belongs to; `None` for connection-level frames. A match, not a look
+/// at the serialized `stream` field: it runs for every frame the worker forwards (thinking frames
+/// up to once a display frame), and a kind added later must be placed here by the compiler.
 pub fn frame_stream(frame: &ServerMessage) -> Option<StreamId> {
-    let value = serde_json::to_value(frame).ok()?;
-    let id = value.get("stream")?.as_u64()?;
-    StreamId::try_from(id).ok()
+    match frame {
+        ServerMessage::Queued { stream, .. }
+        | ServerMessage::Started { stream, .. }
+        | ServerMessage::Delta { stream, .. }
+        | ServerMessage::Thinking { stream, .. }
+        | ServerMessage::Stalled { stream, .. }
+        | ServerMessage::Done { stream, .. } => Some(*stream),
+        ServerMessage::Error { stream, .. } => *stream,
+        ServerMessage::Hello { .. } | ServerMessage::Quota { .. } | ServerMessage::Pong { .. } => None,
+    }
 }
 
 /// Whether a frame ends its stream (no more frames of it follow).
