@@ -10,7 +10,7 @@
 //! machine), and with `[discovery] enabled = false`; the rescan route then answers 404. It takes
 //! only the gateway's own page as its origin, and one rescan every [`RESCAN_INTERVAL`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -24,9 +24,11 @@ use crate::AppState;
 use crate::config::{Config, ModelConfig, OpenAiConfig, ProviderConfig};
 use crate::providers::{Provider, openai};
 
+mod in_use;
 pub mod probe;
 pub mod shapes;
 
+use self::in_use::{Counted, InUse};
 use self::probe::Found;
 use self::shapes::ServerKind;
 
@@ -53,7 +55,12 @@ pub struct Discovery {
     probes: reqwest::Client,
     relay: reqwest::Client,
     found: RwLock<Arc<FoundProviders>>,
-    /// One look at a time; a second caller waits for it and then looks again.
+    /// What each port answered at the last look and the provider built for it, kept for a port
+    /// that is busy at the next look, and reused while a port answers the same.
+    answers: Mutex<Vec<(Found, Option<Arc<dyn Provider>>)>>,
+    /// Open streams per target port ([`in_use`]).
+    in_use: HashMap<u16, InUse>,
+    /// One look at a time; a caller that finds one under way takes its result (see [`Self::scan`]).
     looking: tokio::sync::Mutex<()>,
     last_rescan: Mutex<Option<Instant>>,
 }
@@ -63,7 +70,7 @@ impl Discovery {
     pub fn new(config: &Config) -> Self {
         let listen = config.server.listen;
         let configured: HashSet<u16> = config.providers.iter().filter_map(loopback_port).collect();
-        let targets = ServerKind::ALL
+        let targets: Vec<(ServerKind, u16)> = ServerKind::ALL
             .iter()
             .map(|kind| (*kind, kind.port(&config.discovery.ports)))
             .filter(|(_, port)| *port != 0 && !configured.contains(port))
@@ -73,11 +80,13 @@ impl Discovery {
             .collect();
         Self {
             active: config.discovery.active(listen),
+            in_use: targets.iter().map(|(_, port)| (*port, InUse::default())).collect(),
             targets,
             taken: config.providers.iter().map(|p| p.name().to_owned()).collect(),
             probes: probe::client(),
             relay: openai::http_client(),
             found: RwLock::default(),
+            answers: Mutex::default(),
             looking: tokio::sync::Mutex::new(()),
             last_rescan: Mutex::new(None),
         }
@@ -94,16 +103,42 @@ impl Discovery {
     }
 
     /// Looks now, every port at once, and keeps what answers; nothing when inactive.
+    ///
+    /// Looks are never doubled: a caller that finds one under way waits for it and takes what it
+    /// found, since every extra request can cut a running answer short ([`in_use`]). For the same
+    /// reason a port with an answer streaming is not probed; its last find is kept.
     pub async fn scan(&self) -> Arc<FoundProviders> {
         if !self.active {
             return self.found();
         }
-        let _one_at_a_time = self.looking.lock().await;
-        let looks = self.targets.iter().map(|(kind, port)| probe::probe(&self.probes, *kind, *port));
-        let answers: Vec<Found> = futures::future::join_all(looks).await.into_iter().flatten().collect();
-        let found = Arc::new(self.build(answers));
+        let _one_at_a_time = match self.looking.try_lock() {
+            Ok(guard) => guard,
+            Err(_) => {
+                drop(self.looking.lock().await);
+                return self.found();
+            }
+        };
+        let last = self.answers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let kept: Vec<Found> =
+            last.iter().map(|(answer, _)| answer).filter(|answer| self.busy(answer.port)).cloned().collect();
+        let looks = self
+            .targets
+            .iter()
+            .filter(|(_, port)| !kept.iter().any(|answer| answer.port == *port))
+            .map(|(kind, port)| probe::probe(&self.probes, *kind, *port));
+        let mut answers: Vec<Found> = futures::future::join_all(looks).await.into_iter().flatten().collect();
+        answers.extend(kept);
+        // Targets' order, whatever was kept: names (`ollama`, `ollama-2`) stay put across looks.
+        answers.sort_by_key(|answer| self.targets.iter().position(|(_, port)| *port == answer.port));
+        let (found, built) = self.build(answers, &last);
+        let found = Arc::new(found);
+        *self.answers.lock().unwrap_or_else(|e| e.into_inner()) = built;
         *self.found.write().unwrap_or_else(|e| e.into_inner()) = found.clone();
         found
+    }
+
+    fn busy(&self, port: u16) -> bool {
+        self.in_use.get(&port).is_some_and(InUse::busy)
     }
 
     /// Looks in the background (at start: the gateway serves at once, the list fills in).
@@ -139,9 +174,16 @@ impl Discovery {
         Ok(())
     }
 
-    fn build(&self, answers: Vec<Found>) -> FoundProviders {
+    /// The providers and list entries for `answers`; a port that answers as it did at the `last`
+    /// look keeps its provider (no second look at its windows, no cut answer: [`in_use`]).
+    fn build(
+        &self,
+        answers: Vec<Found>,
+        last: &[(Found, Option<Arc<dyn Provider>>)],
+    ) -> (FoundProviders, Vec<(Found, Option<Arc<dyn Provider>>)>) {
         let mut names = self.taken.clone();
         let mut found = FoundProviders::default();
+        let mut built = Vec::with_capacity(answers.len());
         for answer in answers {
             let name = free_name(answer.kind.slug(), &mut names);
             let address = format!("127.0.0.1:{}", answer.port);
@@ -160,14 +202,21 @@ impl Discovery {
                 None
             };
             let best = shapes::best(&answer.models).map(|m| format!("{name}/{}", m.id));
-            if problem.is_none() {
-                let config = provider_config(&name, answer.port, label, &answer.models);
-                found.providers.push(Arc::new(openai::OpenAiProvider::new(
-                    &config,
-                    self.relay.clone(),
-                    &|_| None,
-                )));
-            }
+            let same = last.iter().find(|(before, provider)| {
+                *before == answer && provider.as_ref().is_some_and(|p| p.name() == name)
+            });
+            let provider = match (&problem, same) {
+                (Some(_), _) => None,
+                (None, Some((_, provider))) => provider.clone(),
+                (None, None) => {
+                    let config = provider_config(&name, answer.port, label, &answer.models);
+                    Some(Arc::new(Counted {
+                        inner: openai::OpenAiProvider::new(&config, self.relay.clone(), &|_| None),
+                        in_use: self.in_use.get(&answer.port).cloned().unwrap_or_default(),
+                    }) as Arc<dyn Provider>)
+                }
+            };
+            found.providers.extend(provider.clone());
             found.servers.push(FoundServer {
                 provider: name,
                 kind: label.to_owned(),
@@ -175,8 +224,9 @@ impl Discovery {
                 best,
                 problem,
             });
+            built.push((answer, provider));
         }
-        found
+        (found, built)
     }
 }
 

@@ -299,3 +299,101 @@ async fn a_probe_follows_no_redirect_and_reads_no_huge_answer() {
     assert!(elsewhere.paths().is_empty(), "the redirect was followed: {:?}", elsewhere.paths());
     assert_eq!(redirecting.paths(), ["/api/tags", "/v1/models"]);
 }
+
+#[tokio::test]
+async fn a_look_never_cuts_a_running_answer_short() {
+    let server = interrupting_llama_cpp(Duration::ZERO).await;
+    let gw =
+        start_with(looking_at(DiscoveryPorts { llama_cpp: server.port, ..DiscoveryPorts::none() })).await;
+    // The start's own look and this one are one look: a server that cuts answers sees one probe.
+    let (first, second) = tokio::join!(gw.state.discovery().scan(), gw.state.discovery().scan());
+    assert_eq!(first.servers.len(), 1, "{:?}", first.servers);
+    assert_eq!(second.servers.len(), 1);
+    let mut client = Client::connect(gw.addr).await;
+    let start = StartRequest {
+        stream: 1,
+        model: "llama-cpp/smol.gguf".into(),
+        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
+        params: Default::default(),
+    };
+    client.send(&ClientMessage::Start(start)).await;
+    let first = loop {
+        if let ServerMessage::Delta { text, .. } = client.next().await {
+            break text;
+        }
+    };
+    // A rescan while the answer streams keeps the server's last find and sends it nothing.
+    let during = gw.state.discovery().scan().await;
+    assert_eq!(during.servers.len(), 1, "the busy server is still listed: {:?}", during.servers);
+    let (mut done, _) = client.collect(&[1]).await;
+    let outcome = done.remove(0).1;
+    assert!(
+        matches!(outcome.end, ServerMessage::Done { .. }),
+        "the answer was cut: {:?} after {:?}",
+        outcome.end,
+        server.paths()
+    );
+    assert_eq!(first + &outcome.text, "<p>one two</p>");
+    let asked = server.paths();
+    assert_eq!(
+        asked.last().map(String::as_str),
+        Some("/v1/chat/completions"),
+        "asked during the answer: {asked:?}"
+    );
+    // Once it has ended, the server is looked at again.
+    gw.state.discovery().scan().await;
+    assert!(server.paths().len() > asked.len(), "{:?}", server.paths());
+}
+
+#[tokio::test]
+async fn a_configured_server_is_sent_the_first_answer_after_it_was_looked_at() {
+    // The look at its windows and slots starts with the gateway; its list is slow, so without
+    // waiting the look's next request would arrive during the answer and cut it.
+    let server = interrupting_llama_cpp(Duration::from_millis(300)).await;
+    let port = server.port;
+    let gw = start_with(move |config: &mut Config| {
+        config.discovery.enabled = Some(false);
+        config.providers.push(ProviderConfig::Openai(OpenAiConfig {
+            name: "mine".into(),
+            base_url: format!("http://127.0.0.1:{port}/v1"),
+            api_key_env: None,
+            api_key: None,
+            api_key_optional: false,
+            models: vec![ModelConfig {
+                id: "smol.gguf".into(),
+                label: None,
+                context_window: None,
+                tokenizer: None,
+                reasoning: None,
+                price: None,
+            }],
+            max_tokens_field: Default::default(),
+            max_concurrent: None,
+            allow_user_keys: false,
+            stall_timeout_secs: None,
+        }));
+    })
+    .await;
+    let mut client = Client::connect(gw.addr).await;
+    let start = StartRequest {
+        stream: 1,
+        model: "mine/smol.gguf".into(),
+        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
+        params: Default::default(),
+    };
+    client.send(&ClientMessage::Start(start)).await;
+    let (mut done, _) = client.collect(&[1]).await;
+    let outcome = done.remove(0).1;
+    assert!(
+        matches!(outcome.end, ServerMessage::Done { .. }),
+        "the answer was cut: {:?} after {:?}",
+        outcome.end,
+        server.paths()
+    );
+    assert_eq!(
+        server.paths().last().map(String::as_str),
+        Some("/v1/chat/completions"),
+        "{:?}",
+        server.paths()
+    );
+}

@@ -79,6 +79,9 @@ struct Inner {
     limit_configured: bool,
     /// Silence after which a stream fails (`stall_timeout_secs`).
     stall_timeout: std::time::Duration,
+    /// Turns true when the background look at the server's windows and slots has ended
+    /// ([`openai_context::spawn`]); a sender dropped unsent means there was none.
+    learnt: tokio::sync::watch::Receiver<bool>,
 }
 
 impl std::fmt::Debug for OpenAiProvider {
@@ -104,12 +107,14 @@ impl OpenAiProvider {
         let discovered = Arc::new(RwLock::new(HashMap::new()));
         let limit = config.max_concurrent.map(std::num::NonZeroUsize::get);
         let slots = Slots::new(limit);
+        let (learning, learnt) = tokio::sync::watch::channel(false);
         let discovery = openai_context::spawn(
             config,
             &client,
             authorization.clone(),
             discovered.clone(),
             limit.is_none().then(|| slots.clone()),
+            learning,
         );
         Self {
             discovered,
@@ -127,6 +132,7 @@ impl OpenAiProvider {
                 limit_configured: limit.is_some(),
                 allow_user_keys: config.allow_user_keys,
                 stall_timeout: crate::config::stall_timeout(config.stall_timeout_secs),
+                learnt,
             }),
             models: config.models.clone(),
         }
@@ -180,9 +186,19 @@ enum State {
     Over,
 }
 
+/// Longest a generation waits for the look at the server to end (each of its requests has 2 s).
+const LEARNING_WAIT: Duration = Duration::from_secs(3);
+
 async fn step(state: State) -> Option<(Item, State)> {
     let (inner, request, waiter) = match state {
-        State::Start { inner, request } => (inner, request, None),
+        State::Start { inner, request } => {
+            // The first answers wait for the look at the server: llama-cpp-python's server ends
+            // the answer it is streaming when any other request arrives (`interrupt_requests`),
+            // and the slot count the look learns should bound the first answers too.
+            let mut learnt = inner.learnt.clone();
+            let _ = tokio::time::timeout(LEARNING_WAIT, learnt.wait_for(|done| *done)).await;
+            (inner, request, None)
+        }
         State::Waiting { inner, request, waiter } => (inner, request, Some(waiter)),
         State::Reading(reading) => return reading.next().await,
         State::Over => return None,

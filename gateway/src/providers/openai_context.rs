@@ -99,13 +99,15 @@ pub(crate) fn slots_from_props(body: &Value) -> Option<usize> {
 const MAX_SLOTS: u64 = 4096;
 
 /// Starts discovery in the background (where a runtime runs): the windows go into `windows`,
-/// and the server's slots, where it reports them, become `slots`' limit.
+/// the server's slots, where it reports them, become `slots`' limit, and `learnt` turns true
+/// at the end (or is dropped unsent, with the task or without a runtime).
 pub(crate) fn spawn(
     config: &OpenAiConfig,
     client: &reqwest::Client,
     authorization: Option<HeaderValue>,
     windows: Arc<RwLock<HashMap<String, u32>>>,
     slots: Option<Arc<Slots>>,
+    learnt: tokio::sync::watch::Sender<bool>,
 ) -> Option<tokio::task::AbortHandle> {
     let runtime = tokio::runtime::Handle::try_current().ok()?;
     let (client, base_url, name) = (client.clone(), config.base_url.clone(), config.name.clone());
@@ -120,6 +122,7 @@ pub(crate) fn spawn(
             tracing::info!(provider = %name, windows = ?found.windows, "the server reports its context windows");
         }
         windows.write().unwrap_or_else(|e| e.into_inner()).extend(found.windows);
+        learnt.send_replace(true);
     };
     Some(runtime.spawn(task).abort_handle())
 }

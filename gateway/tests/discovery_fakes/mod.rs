@@ -16,6 +16,7 @@ use axum::routing::{get, post};
 use flint_gateway::AppState;
 use flint_gateway::config::{Config, DiscoveryPorts};
 use flint_protocol::{ContextSource, ModelList};
+use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -177,4 +178,66 @@ pub async fn window_of(state: &AppState, id: &str, source: ContextSource) -> u32
         assert!(Instant::now() < deadline, "{id} never got a {source:?} window: {model:?}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A llama.cpp-shaped server that behaves as llama-cpp-python's does by default: any request
+/// arriving while an answer streams (a `/v1/models` probe included) ends that answer with
+/// `[DONE]` and no `finish_reason`. Its answer: one chunk, then the rest about 600 ms later; its
+/// model list comes `list_delay` after it is asked for.
+pub async fn interrupting_llama_cpp(list_delay: Duration) -> Fake {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let streaming = Arc::new(AtomicBool::new(false));
+    let cut = Arc::new(AtomicBool::new(false));
+    let chat = {
+        let (streaming, cut) = (streaming.clone(), cut.clone());
+        post(move || {
+            let (streaming, cut) = (streaming.clone(), cut.clone());
+            async move {
+                streaming.store(true, Ordering::SeqCst);
+                cut.store(false, Ordering::SeqCst);
+                let first = json!({ "choices": [{ "index": 0, "delta": { "content": "<p>one " } }] });
+                let body = futures::stream::once(async move { format!("data: {first}\n\n") }).chain(
+                    futures::stream::once(async move {
+                        for _ in 0..12 {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            if cut.load(Ordering::SeqCst) {
+                                streaming.store(false, Ordering::SeqCst);
+                                return "data: [DONE]\n\n".to_owned();
+                            }
+                        }
+                        streaming.store(false, Ordering::SeqCst);
+                        let rest = json!({ "choices": [{ "index": 0, "delta": { "content": "two</p>" } }] });
+                        let end =
+                            json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
+                        format!("data: {rest}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+                    }),
+                );
+                let body = axum::body::Body::from_stream(body.map(Ok::<_, std::convert::Infallible>));
+                ([("content-type", "text/event-stream")], body).into_response()
+            }
+        })
+    };
+    let interrupts = middleware::from_fn(move |request: Request, next: Next| {
+        if streaming.load(Ordering::SeqCst) {
+            cut.store(true, Ordering::SeqCst);
+        }
+        next.run(request)
+    });
+    serve(
+        Router::new()
+            .route(
+                "/v1/models",
+                get(move || async move {
+                    tokio::time::sleep(list_delay).await;
+                    axum::Json(json!({ "data": [{ "id": "smol.gguf" }] }))
+                }),
+            )
+            .route(
+                "/props",
+                json_route(json!({ "total_slots": 1, "default_generation_settings": { "n_ctx": 2048 } })),
+            )
+            .route("/v1/chat/completions", chat)
+            .layer(interrupts),
+    )
+    .await
 }
