@@ -45,6 +45,9 @@ pub struct FoundProviders {
     pub servers: Vec<FoundServer>,
 }
 
+/// What a port answered at a look, and the provider built for it (none when it has a problem).
+type Built = (Found, Option<Arc<dyn Provider>>);
+
 /// Looks for local model servers and keeps what it found.
 pub struct Discovery {
     active: bool,
@@ -57,7 +60,7 @@ pub struct Discovery {
     found: RwLock<Arc<FoundProviders>>,
     /// What each port answered at the last look and the provider built for it, kept for a port
     /// that is busy at the next look, and reused while a port answers the same.
-    answers: Mutex<Vec<(Found, Option<Arc<dyn Provider>>)>>,
+    answers: Mutex<Vec<Built>>,
     /// Open streams per target port ([`in_use`]).
     in_use: HashMap<u16, InUse>,
     /// One look at a time; a caller that finds one under way takes its result (see [`Self::scan`]).
@@ -176,11 +179,7 @@ impl Discovery {
 
     /// The providers and list entries for `answers`; a port that answers as it did at the `last`
     /// look keeps its provider (no second look at its windows, no cut answer: [`in_use`]).
-    fn build(
-        &self,
-        answers: Vec<Found>,
-        last: &[(Found, Option<Arc<dyn Provider>>)],
-    ) -> (FoundProviders, Vec<(Found, Option<Arc<dyn Provider>>)>) {
+    fn build(&self, answers: Vec<Found>, last: &[Built]) -> (FoundProviders, Vec<Built>) {
         let mut names = self.taken.clone();
         let mut found = FoundProviders::default();
         let mut built = Vec::with_capacity(answers.len());
