@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
     // No length in the request: the provider's own limit, as the app sends it.
     let params = GenParams { seed: Some(42), ..GenParams::default() };
     let mut rows = String::new();
-    let (mut seconds, mut tokens, mut pages) = (Vec::new(), Vec::new(), 0);
+    let (mut seconds, mut tokens, mut pages, mut loops) = (Vec::new(), Vec::new(), 0, 0);
     for (i, prompt) in prompts.iter().enumerate() {
         let mut request = common::request(&config, prompt, params.clone());
         request.messages.insert(0, ChatMessage::new(Role::System, SYSTEM_PROMPT));
@@ -48,13 +48,15 @@ fn main() -> anyhow::Result<()> {
         let took = started.elapsed().as_secs_f64();
         let page = whole_page(&text);
         pages += usize::from(page);
+        loops += usize::from(stats.interrupted);
         let lines = text.lines().count();
         writeln!(
             rows,
-            "| {} | {prompt} | {took:.1} | {} | {lines} | {} |",
+            "| {} | {prompt} | {took:.1} | {} | {lines} | {} | {} |",
             i + 1,
             stats.tokens,
-            if page { "yes" } else { "no" }
+            if page { "yes" } else { "no" },
+            if stats.interrupted { "a loop, stopped" } else { "its end" }
         )?;
         eprintln!("[{}/{}] {prompt}: {took:.1} s, {} tokens", i + 1, prompts.len(), stats.tokens);
         seconds.push(took);
@@ -70,14 +72,15 @@ fn main() -> anyhow::Result<()> {
     writeln!(
         md,
         "Seed 42, the provider's defaults and its limit of {} tokens. **Median {:.1} s** to the end of the \
-         stream, median {:.0} tokens; {pages}/{} answers hold a whole `<html>…</html>` document.\n",
+         stream, median {:.0} tokens; {pages}/{} answers hold a whole `<html>…</html>` document; {loops} were \
+         stopped as loops.\n",
         config.max_tokens,
         median(&mut seconds),
         median(&mut tokens),
         prompts.len()
     )?;
-    writeln!(md, "| # | prompt | seconds | tokens | lines | whole page |")?;
-    writeln!(md, "|---:|---|---:|---:|---:|---|")?;
+    writeln!(md, "| # | prompt | seconds | tokens | lines | whole page | ended at |")?;
+    writeln!(md, "|---:|---|---:|---:|---:|---|---|")?;
     md.push_str(&rows);
     common::write_out(&out, &md)?;
     print!("{md}");

@@ -56,6 +56,8 @@ pub struct RunStats {
     pub tokens: u32,
     /// Prompt tokens.
     pub prompt_tokens: usize,
+    /// The answer was interrupted (the embedded model stops a loop that way).
+    pub interrupted: bool,
 }
 
 impl RunStats {
@@ -73,6 +75,7 @@ impl RunStats {
             decode_tps: if decode > 0.0 { f64::from(tokens.saturating_sub(1)) / decode } else { 0.0 },
             tokens,
             prompt_tokens,
+            interrupted: false,
         }
     }
 
@@ -88,6 +91,7 @@ impl RunStats {
             decode_tps: med(|r| r.decode_tps),
             tokens: med(|r| f64::from(r.tokens)) as u32,
             prompt_tokens: runs.first().map_or(0, |r| r.prompt_tokens),
+            interrupted: runs.iter().any(|r| r.interrupted),
         }
     }
 }
@@ -101,8 +105,16 @@ pub async fn run_stream_text(
     let mut stream = provider.stream(request);
     let (mut first, mut last, mut tokens, mut prompt_tokens) = (None, start, 0u32, 0usize);
     let mut text = String::new();
+    let mut interrupted = false;
     while let Some(event) = stream.next().await {
-        match event? {
+        let event = match event {
+            Err(flint_gateway::providers::ProviderError::Interrupted(_)) => {
+                interrupted = true;
+                break;
+            }
+            other => other?,
+        };
+        match event {
             ProviderEvent::Delta(delta) => {
                 last = Instant::now();
                 first.get_or_insert(last);
@@ -122,7 +134,8 @@ pub async fn run_stream_text(
         }
     }
     let first = first.context("the stream produced no text")?;
-    Ok((RunStats::from_times(start, first, last, tokens, prompt_tokens), text))
+    let stats = RunStats { interrupted, ..RunStats::from_times(start, first, last, tokens, prompt_tokens) };
+    Ok((stats, text))
 }
 
 /// Runs one stream to its end.

@@ -14,6 +14,7 @@ pub mod gguf;
 pub mod model_file;
 pub mod prompt_limits;
 pub mod queue;
+pub mod repeats;
 mod scheduler;
 pub mod sequence;
 mod setup;

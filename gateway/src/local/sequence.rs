@@ -8,6 +8,7 @@ use llama_cpp_2::token::LlamaToken;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::code_end::CodeEnd;
+use super::repeats::LoopWatch;
 use crate::provider::{ClientId, ProviderError, ProviderEvent};
 
 /// Where a provider stream's events go.
@@ -93,6 +94,8 @@ pub struct Sequence {
     /// Text still to send in front of the first generated text (empty once sent).
     preamble: String,
     stop: Option<CodeEnd>,
+    /// Ends the answer when it has become a loop ([`LoopWatch`]).
+    repeats: LoopWatch,
 }
 
 /// What happened after a sampled token.
@@ -122,6 +125,7 @@ impl Sequence {
             piece: Vec::with_capacity(32),
             preamble: job.preamble,
             stop: job.stop,
+            repeats: LoopWatch::default(),
         }
     }
 
@@ -163,11 +167,15 @@ impl Sequence {
             if !self.preamble.is_empty() {
                 text.insert_str(0, &std::mem::take(&mut self.preamble));
             }
+            let looping = self.repeats.push(&text);
             if !text.is_empty() && !self.send(Ok(ProviderEvent::Delta(text))) {
                 return Step::Done;
             }
             if stop {
                 return self.finish(FinishReason::Stop);
+            }
+            if looping {
+                return self.looped();
             }
         }
         // The next step feeds `token` back, which needs one more cell in the stream's window.
@@ -185,6 +193,20 @@ impl Sequence {
         chunk.truncate(end.keep);
         chunk.push_str(end.then);
         (chunk, true)
+    }
+
+    /// The answer became a loop: usage, then an interruption that says so (the text is kept).
+    fn looped(&mut self) -> Step {
+        self.send(Ok(ProviderEvent::Usage {
+            prompt_tokens: u32::try_from(self.prompt.len()).ok(),
+            completion_tokens: self.generated,
+        }));
+        self.send(Err(ProviderError::Interrupted(format!(
+            "The embedded model began writing the same text over and over after {} tokens, so it was \
+             stopped there. Run it again, or choose a bigger model.",
+            self.generated
+        ))));
+        Step::Done
     }
 
     /// Sends usage and the finish event.
