@@ -86,6 +86,7 @@ async fn main() -> anyhow::Result<()> {
             max_concurrent: None,
             allow_user_keys: false,
             stall_timeout_secs: None,
+            reasoning_summary: None,
             websocket_max_age: None,
         })
     });

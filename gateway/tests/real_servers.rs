@@ -70,6 +70,7 @@ fn litellm_provider(server: &Server, transport: ResponsesTransport, key: &str) -
         max_concurrent: std::num::NonZeroUsize::new(1),
         allow_user_keys: false,
         stall_timeout_secs: None,
+        reasoning_summary: None,
         websocket_max_age: None,
     })
 }

@@ -60,6 +60,7 @@ async fn start(
             max_concurrent: None,
             allow_user_keys: false,
             stall_timeout_secs: None,
+            reasoning_summary: None,
             websocket_max_age: None,
         };
         configure(&mut responses);

@@ -55,6 +55,34 @@ pub struct ResponsesConfig {
     /// silence past 10 s as it happens.
     #[serde(default)]
     pub stall_timeout_secs: Option<std::num::NonZeroU64>,
+    /// Ask reasoning models for a summary of their reasoning (`reasoning.summary`), shown in the
+    /// thinking panel as it streams. Unset: none is asked for, because OpenAI refuses the request
+    /// of an organisation it has not verified for summaries; set it where yours is.
+    #[serde(default)]
+    pub reasoning_summary: Option<ReasoningSummary>,
+}
+
+/// The reasoning summary a Responses provider asks for (`reasoning.summary`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasoningSummary {
+    /// The most detailed summary the model offers.
+    Auto,
+    /// A short one.
+    Concise,
+    /// A long one.
+    Detailed,
+}
+
+impl ReasoningSummary {
+    /// The word the API takes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Concise => "concise",
+            Self::Detailed => "detailed",
+        }
+    }
 }
 
 /// How a Responses provider reaches its server.

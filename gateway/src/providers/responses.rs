@@ -19,12 +19,13 @@ use super::openai::{self, Credentials};
 use super::openai_errors::{self, KeyHint};
 use super::redact::Redactor;
 use super::responses_events::{Events, Item, Outcome};
+use super::responses_request::Reasoning;
 use super::responses_ws::{self, Pool, Turn};
 use super::slots::{Admission, Permit, Slots, Waiter, take_turn};
 use super::sse::SseParser;
 use super::stall::{StallWatch, Watched};
 use super::{ClientId, EventStream, GenRequest, Provider, ProviderError, ProviderEvent};
-use crate::config::{ModelConfig, ResponsesConfig, ResponsesTransport};
+use crate::config::{ModelConfig, ReasoningSummary, ResponsesConfig, ResponsesTransport};
 
 /// A Responses API provider.
 pub struct ResponsesProvider {
@@ -42,6 +43,8 @@ struct Inner {
     hint: KeyHint,
     /// Whether each configured model takes reasoning keys.
     reasoning: HashMap<String, bool>,
+    /// The reasoning summary to ask reasoning models for (`reasoning_summary`).
+    reasoning_summary: Option<ReasoningSummary>,
     slots: Arc<Slots>,
     limit_configured: bool,
     /// The WebSocket mode's sockets; `None` with `transport = "http"`, and for a request with the
@@ -90,6 +93,7 @@ impl ResponsesProvider {
                 redactor,
                 hint,
                 reasoning: config.models.iter().map(|m| (m.id.clone(), m.reasoning())).collect(),
+                reasoning_summary: config.reasoning_summary,
                 stall_timeout: crate::config::stall_timeout(config.stall_timeout_secs),
                 slots: Slots::new(limit),
                 limit_configured: limit.is_some(),
@@ -170,11 +174,12 @@ async fn step(state: State) -> Option<(Item, State)> {
             }
             Admission::Refused(err) => return Some((Err(err), State::Over)),
         };
-    let reasoning = inner
+    let on = inner
         .reasoning
         .get(&request.model)
         .copied()
         .unwrap_or_else(|| flint_protocol::guess_reasoning(&request.model));
+    let reasoning = Reasoning { on, summary: inner.reasoning_summary };
     let (request, slot) = match inner.sockets.as_ref().filter(|pool| !pool.http_only()) {
         Some(pool) => match Turn::start(pool.clone(), request, reasoning, slot).await {
             Ok(turn) => {
@@ -294,7 +299,7 @@ fn not_sse(inner: &Inner, err: &super::sse::SseError) -> ProviderError {
 async fn send(
     inner: &Inner,
     request: &GenRequest,
-    reasoning: bool,
+    reasoning: Reasoning,
 ) -> Result<reqwest::Response, ProviderError> {
     let mut body = super::responses_request::body(request, reasoning, &request.messages, None);
     body["stream"] = true.into();

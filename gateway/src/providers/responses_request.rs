@@ -5,20 +5,31 @@ use flint_protocol::{ChatMessage, Role};
 use serde_json::{Value, json};
 
 use super::GenRequest;
+use crate::config::ReasoningSummary;
+
+/// What a model is sent about reasoning: whether it takes reasoning keys at all
+/// ([`crate::config::ModelConfig::reasoning`]), and the summary its provider asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Reasoning {
+    pub on: bool,
+    pub summary: Option<ReasoningSummary>,
+}
 
 /// The smallest `max_output_tokens` OpenAI accepts; a smaller limit is refused with a 400.
 const MIN_OUTPUT_TOKENS: u32 = 16;
 
 /// The request body for `input` (all of `request.messages`, or only the new ones after
-/// `previous`). `reasoning`: the model takes reasoning keys ([`crate::config::ModelConfig::reasoning`]).
+/// `previous`). `reasoning`: whether the model takes reasoning keys, and the summary to ask for.
 ///
 /// `store: false`: nothing is kept at the provider beyond the connection (WebSocket mode keeps
 /// the last response in the socket's memory, which is all a follow-up needs). No `seed`: the
-/// Responses API has none. Reasoning models get `reasoning.effort` and `text.verbosity` and never
-/// `temperature`/`top_p`, which they refuse; other models the other way round.
+/// Responses API has none. Reasoning models get `reasoning.effort`, `reasoning.summary` (only where
+/// the operator asked: OpenAI refuses summaries to organisations it has not verified) and
+/// `text.verbosity`, and never `temperature`/`top_p`, which they refuse; other models the other
+/// way round.
 pub(crate) fn body(
     request: &GenRequest,
-    reasoning: bool,
+    reasoning: Reasoning,
     input: &[ChatMessage],
     previous: Option<&str>,
 ) -> Value {
@@ -34,9 +45,12 @@ pub(crate) fn body(
     if let Some(max) = params.max_tokens {
         body["max_output_tokens"] = max.max(MIN_OUTPUT_TOKENS).into();
     }
-    if reasoning {
+    if reasoning.on {
         if let Some(effort) = params.reasoning_effort {
-            body["reasoning"] = json!({ "effort": effort.as_str() });
+            body["reasoning"]["effort"] = effort.as_str().into();
+        }
+        if let Some(summary) = reasoning.summary {
+            body["reasoning"]["summary"] = summary.as_str().into();
         }
         if let Some(verbosity) = params.verbosity {
             body["text"] = json!({ "verbosity": verbosity.as_str() });
@@ -122,8 +136,9 @@ mod tests {
             ..GenParams::default()
         };
         let request = request(vec![ChatMessage::new(Role::System, "be brief"), user("hi")], params);
-        let body = body(&request, true, &request.messages, None);
-        assert_eq!(body["reasoning"], json!({ "effort": "xhigh" }));
+        let on = Reasoning { on: true, summary: None };
+        let body = body(&request, on, &request.messages, None);
+        assert_eq!(body["reasoning"], json!({ "effort": "xhigh" }), "no summary unless asked for");
         assert_eq!(body["text"], json!({ "verbosity": "low" }));
         assert_eq!(body["max_output_tokens"], 16, "raised to the API's minimum");
         assert_eq!(body["store"], false);
@@ -131,7 +146,11 @@ mod tests {
         for absent in ["temperature", "top_p", "seed", "stream", "previous_response_id"] {
             assert!(body.get(absent).is_none(), "{absent} in {body}");
         }
-        let plain = super::body(&request, false, &request.messages[1..], Some("resp_1"));
+        let asked = Reasoning { on: true, summary: Some(ReasoningSummary::Auto) };
+        let summarised = super::body(&request, asked, &request.messages, None);
+        assert_eq!(summarised["reasoning"], json!({ "effort": "xhigh", "summary": "auto" }));
+        let off = Reasoning { on: false, summary: Some(ReasoningSummary::Auto) };
+        let plain = super::body(&request, off, &request.messages[1..], Some("resp_1"));
         assert!(plain.get("reasoning").is_none() && plain.get("text").is_none(), "{plain}");
         assert_eq!(plain["temperature"], 0.2f32);
         assert_eq!(plain["previous_response_id"], "resp_1");

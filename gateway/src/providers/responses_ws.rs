@@ -26,7 +26,7 @@ use futures::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use super::responses_events::{Events, Item, Outcome};
-use super::responses_request::{Thread, body};
+use super::responses_request::{Reasoning, Thread, body};
 use super::slots::Permit;
 use super::stall::{StallWatch, Watched};
 use super::{GenRequest, ProviderError, ProviderEvent};
@@ -50,7 +50,7 @@ pub(crate) struct Turn {
     /// `None` once it closed or went back to the pool.
     socket: Option<Socket>,
     request: GenRequest,
-    reasoning: bool,
+    reasoning: Reasoning,
     events: Events,
     queue: VecDeque<Item>,
     /// The last frame sent carried the whole conversation.
@@ -72,7 +72,7 @@ impl Turn {
     pub(crate) async fn start(
         pool: Arc<Pool>,
         request: GenRequest,
-        reasoning: bool,
+        reasoning: Reasoning,
         slot: Permit,
     ) -> Result<Box<Self>, Refused> {
         let reused = pool.checkout(request.client, &request.messages);
