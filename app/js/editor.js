@@ -16,15 +16,6 @@ import { StreamView } from './stream_view.js';
 
 let monacoLoading = null;
 
-/** `text` with line edits made (see `FlintEditor.editLines`). */
-function applyLineEdits(text, edits) {
-  let lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-  for (const { start, end, text: put } of edits) {
-    lines = [...lines.slice(0, start), put, ...lines.slice(Math.min(end, lines.length))];
-  }
-  return lines.join('');
-}
-
 /** Where index.html put Monaco's AMD build (`/vs-<version>`, kept by browsers for a year). */
 function monacoBase() {
   return document.querySelector('meta[name="flint-monaco"]')?.content ?? '/vs';
@@ -196,16 +187,12 @@ export class FlintEditor {
    */
   editLines(json) {
     const edits = JSON.parse(json);
-    if (edits.length === 0) return;
+    if (edits.length === 0) return true;
     // Edits change a file already in Monaco: the file streaming into the view goes there first.
     this.#leaveView();
-    if (!this.model || globalThis.__flintWholeTextEdits) {
-      // Not created yet (or the benchmark's comparison): the same edits on the text, set whole.
-      const text = applyLineEdits(this.text(), edits);
-      this.reset(this.language);
-      this.append(text);
-      return;
-    }
+    // Not created yet (or the benchmark's comparison): the app sends the edited text whole
+    // (`replaceText`), so the rule of line edits lives in Rust alone (`apply_line_edits`).
+    if (!this.model || globalThis.__flintWholeTextEdits) return false;
     this.#flush();
     this.applying = true;
     try {
@@ -221,6 +208,13 @@ export class FlintEditor {
     } finally {
       this.applying = false;
     }
+    return true;
+  }
+
+  /** The whole text replaced, in the current language (line edits `editLines` did not make). */
+  replaceText(text) {
+    this.reset(this.language);
+    this.append(text);
   }
 
   /** A stream starts: the editor is read-only until it ends. */

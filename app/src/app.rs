@@ -26,6 +26,7 @@ use crate::share::link_in_hash;
 #[component]
 pub fn App() -> impl IntoView {
     let gateway = use_gateway();
+    crate::interop::warm_local_time();
     let runner = Runner::new(gateway.start, gateway.cancel, gateway.worker);
     provide_context(OwnKeys(gateway.use_key));
     provide_context(runner);

@@ -104,7 +104,7 @@ pub fn shared_model_problem(list: &ModelList, model: &str) -> Option<String> {
     }
 }
 
-pub use flint_protocol::stored_link::code_language;
+pub use flint_protocol::language::code_language;
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod diff;
 pub mod frames;
+pub mod language;
 mod models;
 mod params;
 pub mod prompt;

@@ -27,12 +27,6 @@ pub struct ShareCreated {
     pub delete: String,
 }
 
-/// The editor language for code that came without one (a shared link, a restore, the person's own
-/// text): a page is HTML, anything else is shown as plain text.
-pub fn code_language(code: &str) -> &'static str {
-    if code.trim_start().starts_with('<') { "html" } else { "plaintext" }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,12 +38,5 @@ mod tests {
         assert_eq!(created.delete, "");
         let kept = serde_json::to_string(&created).unwrap();
         assert!(!kept.contains("expires_at"), "{kept}");
-    }
-
-    #[test]
-    fn pages_are_html_and_the_rest_plain_text() {
-        assert_eq!(code_language("  \n<!doctype html><p>hi"), "html");
-        assert_eq!(code_language("print('hi')"), "plaintext");
-        assert_eq!(code_language(""), "plaintext");
     }
 }

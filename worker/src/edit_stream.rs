@@ -9,6 +9,7 @@
 //! does not replace the page); anything else is [`EditKind::Prose`]. The session shows a
 //! whole-file answer as it shows any stream; this module only decides and reports.
 
+use flint_protocol::language::code_language;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit, LineEdit};
 
 use crate::document::file_preview;
@@ -48,7 +49,7 @@ pub struct EditStream {
 impl EditStream {
     /// An edit of `base`, before any answer.
     pub fn new(base: String) -> Self {
-        let language = base_language(&base);
+        let language = code_language(&base);
         Self {
             text: base.clone(),
             file: EditedFile::new(base),
@@ -276,7 +277,7 @@ impl EditStream {
         if content.trim().is_empty() {
             return false;
         }
-        base_language(self.base()) != "html"
+        code_language(self.base()) != "html"
             || find_ascii_ci(content, "<!doctype").is_some()
             || find_ascii_ci(content, "<html").is_some()
     }
@@ -293,39 +294,6 @@ fn quote(search: &str) -> String {
     match text.char_indices().nth(SEARCH_QUOTE_CHARS) {
         Some((cut, _)) => format!("{}…", text[..cut].trim_end()),
         None => text.to_owned(),
-    }
-}
-
-/// The language of a file sent without a name: `html` when it starts with a tag (or is empty: a new
-/// page), CSS or JavaScript by their usual first lines, else `plaintext`, the parser's word for a
-/// fence that names none.
-pub fn base_language(base: &str) -> &'static str {
-    let head = base.trim_start_matches('\u{feff}').trim_start();
-    if head.is_empty() || head.starts_with('<') {
-        return "html";
-    }
-    let js_starts = [
-        "function ",
-        "const ",
-        "let ",
-        "var ",
-        "import ",
-        "export ",
-        "class ",
-        "async ",
-        "//",
-        "\"use strict\"",
-    ];
-    let css_starts = ["@media", "@import", "@font-face", "@keyframes", ":root", "*"];
-    let first = head.lines().next().unwrap_or("").trim_end();
-    if js_starts.iter().any(|s| first.starts_with(s)) {
-        "javascript"
-    } else if css_starts.iter().any(|s| first.starts_with(s))
-        || first.ends_with('{') && !first.contains(['(', '=', ';'])
-    {
-        "css"
-    } else {
-        "plaintext"
     }
 }
 

@@ -100,18 +100,6 @@ fn search_quotes_are_short_and_skip_blank_lines() {
 }
 
 #[test]
-fn base_language_is_guessed_from_the_start() {
-    assert_eq!(base_language("<!DOCTYPE html>\n<p>"), "html");
-    assert_eq!(base_language("\u{feff}\n  <div>"), "html");
-    assert_eq!(base_language(""), "html");
-    assert_eq!(base_language("body {\n  color: red;\n}\n"), "css");
-    assert_eq!(base_language(":root { --x: 1; }"), "css");
-    assert_eq!(base_language("const x = 1;\n"), "javascript");
-    assert_eq!(base_language("function go() {\n}\n"), "javascript");
-    assert_eq!(base_language("Just notes.\n"), "plaintext");
-}
-
-#[test]
 fn an_html_snippet_does_not_replace_a_page_but_a_whole_document_does() {
     let snippet = "Use this button:\n```html\n<button class=\"big\">Go</button>\n```\n";
     let (edit, parser) = stream(BASE, snippet, 4);

@@ -19,7 +19,10 @@ extern "C" {
     fn append(this: &FlintEditor, text: &str);
 
     #[wasm_bindgen(method, js_name = editLines)]
-    fn edit_lines(this: &FlintEditor, json: &str);
+    fn edit_lines(this: &FlintEditor, json: &str) -> bool;
+
+    #[wasm_bindgen(method, js_name = replaceText)]
+    fn replace_text(this: &FlintEditor, text: &str);
 
     #[wasm_bindgen(method)]
     fn begin(this: &FlintEditor);
@@ -88,13 +91,15 @@ impl Editor {
         self.js.append(text);
     }
 
-    /// Replaces lines of the text, in order (an edit stream's blocks as they apply).
-    pub fn edit_lines(&self, edits: &[LineEdit]) {
+    /// Replaces lines of the text, in order (an edit stream's blocks as they apply); where Monaco
+    /// is not there yet, sets the text `edited` gives whole (the edits already made on it).
+    pub fn edit_lines(&self, edits: &[LineEdit], edited: impl FnOnce() -> String) {
         if edits.is_empty() {
             return;
         }
-        if let Ok(json) = serde_json::to_string(edits) {
-            self.js.edit_lines(&json);
+        let applied = serde_json::to_string(edits).is_ok_and(|json| self.js.edit_lines(&json));
+        if !applied {
+            self.js.replace_text(&edited());
         }
     }
 

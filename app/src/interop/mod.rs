@@ -33,11 +33,26 @@ pub fn epoch_ms() -> u64 {
 
 /// A wall-clock time (ms since the epoch) as the browser's locale writes it.
 ///
-/// Remembered per instant: `toLocaleString` costs about 20 ms per stream in the browser benchmark's
-/// profile, because the versions bar renders every version's time again as it changes, and a
-/// version's time never changes.
+/// One `Intl.DateTimeFormat`, made once ([`warm_local_time`] makes it while the page is idle):
+/// `toLocaleString` builds a formatter on every call, 30–97 ms the first time in the browser
+/// benchmark's profile, and the end of each run writes a new version's time. Remembered per
+/// instant as well, since the versions bar renders every version's time again as it changes.
 pub fn local_time(epoch_ms: u64) -> String {
     thread_local! {
+        static FORMAT: js_sys::Function = {
+            let options = js_sys::Object::new();
+            for (key, value) in [
+                ("year", "numeric"),
+                ("month", "numeric"),
+                ("day", "numeric"),
+                ("hour", "numeric"),
+                ("minute", "2-digit"),
+                ("second", "2-digit"),
+            ] {
+                let _ = js_sys::Reflect::set(&options, &key.into(), &value.into());
+            }
+            js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &options).format()
+        };
         static SEEN: std::cell::RefCell<std::collections::HashMap<u64, String>> = Default::default();
     }
     SEEN.with_borrow_mut(|seen| {
@@ -47,10 +62,34 @@ pub fn local_time(epoch_ms: u64) -> String {
         seen.entry(epoch_ms)
             .or_insert_with(|| {
                 let date = js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(epoch_ms as f64));
-                String::from(date.to_locale_string("default", &wasm_bindgen::JsValue::UNDEFINED))
+                FORMAT
+                    .with(|format| format.call1(&wasm_bindgen::JsValue::NULL, &date))
+                    .ok()
+                    .and_then(|text| text.as_string())
+                    .unwrap_or_default()
             })
             .clone()
     })
+}
+
+/// Makes [`local_time`]'s formatter once the page is idle, so no run's end pays for it.
+pub fn warm_local_time() {
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else { return };
+    let warm = wasm_bindgen::closure::Closure::once_into_js(|| {
+        local_time(epoch_ms());
+    });
+    let idle = js_sys::Reflect::get(&window, &"requestIdleCallback".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    match idle {
+        Some(idle) => {
+            let _ = idle.call1(&window, &warm);
+        }
+        None => {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(warm.unchecked_ref(), 500);
+        }
+    }
 }
 
 /// A random number in `0.0..1.0` (for reconnect jitter).

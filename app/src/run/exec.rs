@@ -79,7 +79,7 @@ impl Inner {
         match change {
             CodeChange::Reset(language) => editor.reset(language),
             CodeChange::Append(text) => editor.append(text),
-            CodeChange::EditLines(edits) => editor.edit_lines(edits),
+            CodeChange::EditLines(edits) => editor.edit_lines(edits, || self.workspace.code()),
             CodeChange::Begin => editor.begin(),
             CodeChange::Finish => editor.finish(),
             CodeChange::Replace(code) => super::shown::show_in(editor, code),
