@@ -92,6 +92,14 @@ pub fn warm_local_time() {
     }
 }
 
+/// Runs `f` once the next frame has painted: a timeout queued from that frame's animation
+/// callback runs after its paint.
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    leptos::prelude::request_animation_frame(move || {
+        leptos::prelude::set_timeout(f, std::time::Duration::ZERO);
+    });
+}
+
 /// A random number in `0.0..1.0` (for reconnect jitter).
 pub fn random() -> f64 {
     js_sys::Math::random()

@@ -88,6 +88,23 @@ impl Inner {
 
     fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
         let stream = self.with_lane(target, |lane| lane.stream()).flatten();
+        if let PreviewChange::Run(_) = change {
+            // A finished page is written, run and checked after the frame that shows the run's end
+            // has painted: it parses and runs in this thread (its sandboxed frames share the
+            // app's process), and "done" should not wait behind it. A newer run by then wins.
+            let weak = Rc::downgrade(self);
+            crate::interop::after_paint(move || {
+                let Some(inner) = weak.upgrade() else { return };
+                if inner.with_lane(target, |lane| lane.stream()).flatten() == stream {
+                    inner.change_preview_now(target, change, stream);
+                }
+            });
+            return;
+        }
+        self.change_preview_now(target, change, stream);
+    }
+
+    fn change_preview_now(self: &Rc<Self>, target: Target, change: PreviewChange, stream: Option<u32>) {
         let expect = self.with_lane(target, |lane| lane.job().expect.clone()).unwrap_or_default();
         let weak = Rc::downgrade(self);
         let apply = |preview: &Preview| match change {
