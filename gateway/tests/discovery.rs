@@ -11,10 +11,8 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use common::{Client, start_with};
 use flint_gateway::AppState;
-use flint_gateway::config::{Config, DiscoveryPorts, ModelConfig, OpenAiConfig, ProviderConfig};
-use flint_protocol::{
-    ChatMessage, ClientMessage, ContextSource, ModelList, Role, ServerMessage, StartRequest,
-};
+use flint_gateway::config::{Config, DiscoveryPorts};
+use flint_protocol::{ContextSource, ModelList, ServerMessage};
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -104,13 +102,7 @@ async fn a_found_model_runs_a_prompt() {
     let gw = start_with(looking_at(DiscoveryPorts { ollama: ollama.port, ..DiscoveryPorts::none() })).await;
     gw.state.discovery().scan().await;
     let mut client = Client::connect(gw.addr).await;
-    let start = StartRequest {
-        stream: 1,
-        model: "ollama/qwen2.5-coder:7b".into(),
-        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
-        params: Default::default(),
-    };
-    client.send(&ClientMessage::Start(start)).await;
+    client.send(&start_one("ollama/qwen2.5-coder:7b")).await;
     let (mut done, others) = client.collect(&[1]).await;
     assert!(others.is_empty(), "{others:?}");
     let outcome = done.remove(0).1;
@@ -125,25 +117,7 @@ async fn a_configured_provider_at_the_same_address_wins() {
     let port = ollama.port;
     let gw = start_with(move |config: &mut Config| {
         config.discovery.ports = DiscoveryPorts { ollama: port, ..DiscoveryPorts::none() };
-        config.providers.push(ProviderConfig::Openai(OpenAiConfig {
-            name: "mine".into(),
-            base_url: format!("http://localhost:{port}/v1"),
-            api_key_env: None,
-            api_key: None,
-            api_key_optional: false,
-            models: vec![ModelConfig {
-                id: "qwen2.5-coder:7b".into(),
-                label: None,
-                context_window: None,
-                tokenizer: None,
-                reasoning: None,
-                price: None,
-            }],
-            max_tokens_field: Default::default(),
-            max_concurrent: None,
-            allow_user_keys: false,
-            stall_timeout_secs: None,
-        }));
+        config.providers.push(keyless("mine", &format!("http://localhost:{port}/v1"), "qwen2.5-coder:7b"));
     })
     .await;
     gw.state.discovery().scan().await;
@@ -310,13 +284,7 @@ async fn a_look_never_cuts_a_running_answer_short() {
     assert_eq!(first.servers.len(), 1, "{:?}", first.servers);
     assert_eq!(second.servers.len(), 1);
     let mut client = Client::connect(gw.addr).await;
-    let start = StartRequest {
-        stream: 1,
-        model: "llama-cpp/smol.gguf".into(),
-        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
-        params: Default::default(),
-    };
-    client.send(&ClientMessage::Start(start)).await;
+    client.send(&start_one("llama-cpp/smol.gguf")).await;
     let first = loop {
         if let ServerMessage::Delta { text, .. } = client.next().await {
             break text;
@@ -353,35 +321,11 @@ async fn a_configured_server_is_sent_the_first_answer_after_it_was_looked_at() {
     let port = server.port;
     let gw = start_with(move |config: &mut Config| {
         config.discovery.enabled = Some(false);
-        config.providers.push(ProviderConfig::Openai(OpenAiConfig {
-            name: "mine".into(),
-            base_url: format!("http://127.0.0.1:{port}/v1"),
-            api_key_env: None,
-            api_key: None,
-            api_key_optional: false,
-            models: vec![ModelConfig {
-                id: "smol.gguf".into(),
-                label: None,
-                context_window: None,
-                tokenizer: None,
-                reasoning: None,
-                price: None,
-            }],
-            max_tokens_field: Default::default(),
-            max_concurrent: None,
-            allow_user_keys: false,
-            stall_timeout_secs: None,
-        }));
+        config.providers.push(keyless("mine", &format!("http://127.0.0.1:{port}/v1"), "smol.gguf"));
     })
     .await;
     let mut client = Client::connect(gw.addr).await;
-    let start = StartRequest {
-        stream: 1,
-        model: "mine/smol.gguf".into(),
-        messages: vec![ChatMessage::new(Role::User, "a button that counts clicks")],
-        params: Default::default(),
-    };
-    client.send(&ClientMessage::Start(start)).await;
+    client.send(&start_one("mine/smol.gguf")).await;
     let (mut done, _) = client.collect(&[1]).await;
     let outcome = done.remove(0).1;
     assert!(

@@ -14,7 +14,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use flint_gateway::AppState;
-use flint_gateway::config::{Config, DiscoveryPorts};
+use flint_gateway::config::{Config, DiscoveryPorts, ModelConfig, OpenAiConfig, ProviderConfig};
 use flint_protocol::{ContextSource, ModelList};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -240,4 +240,40 @@ pub async fn interrupting_llama_cpp(list_delay: Duration) -> Fake {
             .layer(interrupts),
     )
     .await
+}
+
+/// A configured keyless `openai`-kind provider serving `model` at `base_url`.
+pub fn keyless(name: &str, base_url: &str, model: &str) -> ProviderConfig {
+    ProviderConfig::Openai(OpenAiConfig {
+        name: name.into(),
+        base_url: base_url.into(),
+        api_key_env: None,
+        api_key: None,
+        api_key_optional: false,
+        models: vec![ModelConfig {
+            id: model.into(),
+            label: None,
+            context_window: None,
+            tokenizer: None,
+            reasoning: None,
+            price: None,
+        }],
+        max_tokens_field: Default::default(),
+        max_concurrent: None,
+        allow_user_keys: false,
+        stall_timeout_secs: None,
+    })
+}
+
+/// Stream 1 of `model`, asked for a small page.
+pub fn start_one(model: &str) -> flint_protocol::ClientMessage {
+    flint_protocol::ClientMessage::Start(flint_protocol::StartRequest {
+        stream: 1,
+        model: model.into(),
+        messages: vec![flint_protocol::ChatMessage::new(
+            flint_protocol::Role::User,
+            "a button that counts clicks",
+        )],
+        params: Default::default(),
+    })
 }
