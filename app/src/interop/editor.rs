@@ -31,6 +31,9 @@ extern "C" {
     fn finish(this: &FlintEditor);
 
     #[wasm_bindgen(method)]
+    fn ended(this: &FlintEditor);
+
+    #[wasm_bindgen(method)]
     fn text(this: &FlintEditor) -> String;
 
     #[wasm_bindgen(method)]
@@ -111,6 +114,12 @@ impl Editor {
     /// The stream ended: flush, push one undo stop, make it editable.
     pub fn finish(&self) {
         self.js.finish();
+    }
+
+    /// The run's status has left "streaming" (done, cancelled, failed): a finished new file goes
+    /// from the plain view to Monaco after the frame that paints it.
+    pub fn ended(&self) {
+        self.js.ended();
     }
 
     /// The current text, including appends not yet painted.

@@ -42,7 +42,12 @@ impl Inner {
                         self.notify(RunEvent::Started { model: &model, prompt: &prompt });
                     }
                     Notice::Streamed => self.notify(RunEvent::Streamed),
-                    Notice::Ended(status) => self.notify(RunEvent::Ended(status)),
+                    Notice::Ended(status) => {
+                        if let Some(editor) = self.editor.borrow().as_ref() {
+                            editor.ended();
+                        }
+                        self.notify(RunEvent::Ended(status));
+                    }
                 },
                 Command::Spent(cost) => {
                     if cost.is_some() {

@@ -1,0 +1,80 @@
+// Escape under the microscope: a stream at RATE tok/s is stopped a quarter of the way in; how long
+// from the key's event time until "cancelled" was set and painted, the long tasks around it, and
+// where the main thread's time went between the key and the paint (CPU profile, self time).
+//   node tests/bench/escape.mjs [RATE] [TILES]   (default 10000 tok/s, 1; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream } from '../e2e/harness.mjs';
+
+const RATE = Number(process.argv[2] ?? 10_000);
+const TILES = Number(process.argv[3] ?? 1);
+const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 5);
+const upstream = await startUpstream();
+const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
+const browser = await launchBrowser();
+
+const totals = new Map();
+const results = [];
+for (let run = 0; run < RUNS; run++) {
+  const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: process.env.FLINT_INIT ?? '' });
+  await page.evaluate(() => window.__flint.editorReady());
+  if (TILES > 1) await page.getByTestId('variations-count').fill(String(TILES));
+  await page.evaluate(() => {
+    const probe = { tasks: [], key: null, setAt: null, painted: null };
+    window.__esc = probe;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) probe.tasks.push({ at: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask' });
+    const status = document.querySelector('[data-testid="stream-status"]');
+    addEventListener('keydown', (e) => { if (e.key === 'Escape') probe.key = e.timeStamp; }, true);
+    new MutationObserver(() => {
+      if (probe.setAt === null && status.textContent.trim() === 'cancelled') {
+        probe.setAt = performance.now();
+        requestAnimationFrame(() => {
+          const c = new MessageChannel();
+          c.port1.onmessage = () => { probe.painted = performance.now(); };
+          c.port2.postMessage(0);
+        });
+      }
+    }).observe(status, { subtree: true, childList: true, characterData: true });
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  const profileStart = await page.evaluate(() => performance.now());
+  await runPrompt(page, `scripted/large@${RATE}`, 'a long page');
+  await page.waitForFunction(() => {
+    const tokens = Number(document.querySelector('[data-testid="metric-tokens"]')?.textContent.replace(/[^\d]/g, ''));
+    return tokens >= 2_000;
+  }, null, { timeout: 60_000, polling: 'raf' });
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => window.__esc.painted !== null, null, { timeout: 10_000 });
+  await page.waitForTimeout(300);
+  const { profile } = await cdp.send('Profiler.stop');
+  const p = await page.evaluate(() => window.__esc);
+  const set = p.setAt - p.key;
+  const painted = p.painted - p.key;
+  results.push(painted);
+  const near = p.tasks.filter((t) => t.at + t.ms > p.key - 100 && t.at < p.painted);
+  console.log(`run ${run}: status set +${set.toFixed(1)} ms, painted +${painted.toFixed(1)} ms; long tasks:`,
+    near.map((t) => `${(t.at - p.key).toFixed(0)}:+${t.ms.toFixed(0)}`).join(' ') || 'none');
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  let t = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += (profile.timeDeltas[i] ?? 0) / 1000;
+    const at = profileStart + t;
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    if (at < p.key || at > (process.env.WINDOW_MS ? p.key + Number(process.env.WINDOW_MS) : p.painted)) continue;
+    const f = nodes.get(profile.samples[i])?.callFrame;
+    if (!f) continue;
+    const key = `${f.functionName || '(anon)'} (${(f.url || '').split('/').pop()}:${f.lineNumber})`;
+    totals.set(key, (totals.get(key) ?? 0) + ms / RUNS);
+  }
+  await context.close();
+}
+results.sort((a, b) => a - b);
+console.log(`Esc → cancelled painted: p50 ${results[Math.floor(results.length / 2)].toFixed(1)} ms, max ${results.at(-1).toFixed(1)} ms`);
+console.log('self time per run between the key and the paint:');
+for (const [k, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
+await browser.close();
+await gateway.stop();
+upstream.stop();
