@@ -64,6 +64,9 @@ where
 
 struct Inner {
     worker: Option<ParserWorker>,
+    /// What a new worker is told before anything else (one that failed took it with it).
+    connect: RefCell<Option<ConnectSettings>>,
+    keys: RefCell<BTreeMap<String, Option<Secret>>>,
     /// The listener of each stream the page still listens to.
     handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
     next_id: Cell<StreamId>,
@@ -127,11 +130,20 @@ pub fn use_gateway_with_options(
     let problem = RwSignal::new(None);
     let inner = Rc::new_cyclic(|weak: &std::rc::Weak<Inner>| {
         let weak = weak.clone();
-        let worker = ParserWorker::spawn(WORKER_URL, move |response| {
-            if let Some(inner) = weak.upgrade() {
-                on_response(&inner, response);
-            }
-        });
+        let lost = weak.clone();
+        let worker = ParserWorker::spawn(
+            WORKER_URL,
+            move |response| {
+                if let Some(inner) = weak.upgrade() {
+                    on_response(&inner, response);
+                }
+            },
+            move || {
+                if let Some(inner) = lost.upgrade() {
+                    on_worker_lost(&inner);
+                }
+            },
+        );
         let worker = worker
             .map_err(|err| {
                 leptos::logging::error!("Flint: {err}");
@@ -143,6 +155,8 @@ pub fn use_gateway_with_options(
             .ok();
         Inner {
             worker,
+            connect: RefCell::new(None),
+            keys: RefCell::new(BTreeMap::new()),
             handlers: RefCell::new(BTreeMap::new()),
             next_id: Cell::new(1),
             own_gateway: options.url.is_none(),
@@ -155,13 +169,15 @@ pub fn use_gateway_with_options(
             quota: RwSignal::new(None),
         }
     });
-    inner.send(&WorkerRequest::Connect(ConnectSettings {
+    let connect = ConnectSettings {
         url,
         base_delay_ms: options.base_delay_ms,
         max_delay_ms: options.max_delay_ms,
         ping_interval_ms: options.ping_interval_ms,
         online: online(),
-    }));
+    };
+    inner.send(&WorkerRequest::Connect(connect.clone()));
+    *inner.connect.borrow_mut() = Some(connect);
 
     // A worker hears `online`/`offline` too, but only the page's are the ones the person sees.
     let for_online = SendWrapper::new(Rc::clone(&inner));
@@ -190,6 +206,7 @@ pub fn use_gateway_with_options(
     let cancel = move |stream: StreamId| for_cancel.send(&WorkerRequest::Cancel { stream });
     let for_key = SendWrapper::new(Rc::clone(&inner));
     let use_key = Callback::new(move |(provider, key): (String, Option<Secret>)| {
+        for_key.keys.borrow_mut().insert(provider.clone(), key.clone());
         for_key.send(&WorkerRequest::UseKey { provider, key });
     });
 
@@ -247,6 +264,28 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
         WorkerResponse::Ready => {}
     }
 }
+
+/// The worker failed and a new one took its place: the socket and every running answer went with
+/// the old one. Each answer ends with a sentence (the page keeps what it showed), and the new
+/// worker is told where to connect and which keys to use.
+fn on_worker_lost(inner: &Rc<Inner>) {
+    leptos::logging::warn!("Flint: the parser worker failed; a new one was started");
+    inner.state.set(ConnectionState::Connecting);
+    if let Some(connect) = inner.connect.borrow().clone() {
+        inner.send(&WorkerRequest::Connect(ConnectSettings { online: online(), ..connect }));
+    }
+    for (provider, key) in inner.keys.borrow().iter() {
+        inner.send(&WorkerRequest::UseKey { provider: provider.clone(), key: key.clone() });
+    }
+    let lost = std::mem::take(&mut *inner.handlers.borrow_mut());
+    for handler in lost.into_values() {
+        handler(StreamEvent::Failed { code: None, message: WORKER_LOST.to_owned() });
+    }
+}
+
+/// What a running answer says when the worker holding it failed.
+const WORKER_LOST: &str = "Flint's page worker stopped (a fault in Flint, not in the model), and this answer \
+                           with it. What it wrote so far is kept: press Run to ask again.";
 
 fn on_connection(inner: &Rc<Inner>, report: ConnectionReport) {
     inner.state.set(report.state);

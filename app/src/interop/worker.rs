@@ -4,7 +4,10 @@
 //! Messages are JSON strings of [`WorkerRequest`] / [`WorkerResponse`]. Anything posted before the
 //! worker's wasm is initialised would be lost, so requests wait here until it says `Ready`. A worker
 //! that never gets there (its script or wasm failed to load, say because the gateway restarted while
-//! the page was loading) is started again, so the queued requests are not stuck for good.
+//! the page was loading) is started again, so the queued requests are not stuck for good. So is one
+//! that fails after it was ready (a panic leaves its wasm in no state to go on): its socket and
+//! streams are gone with it, and the page is told (`on_lost`) so that it can fail them and tell the
+//! new worker again where to connect.
 
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
@@ -36,9 +39,12 @@ type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(ErrorEvent)
 struct Inner {
     url: String,
     on_response: Box<dyn Fn(WorkerResponse)>,
+    on_lost: Box<dyn Fn()>,
     worker: RefCell<Option<Worker>>,
     handlers: RefCell<Option<Handlers>>,
     ready: Cell<bool>,
+    /// A worker that was ready failed, and the page has not been told yet.
+    lost: Cell<bool>,
     queue: RefCell<Vec<String>>,
     /// Starts made so far (the first included).
     starts: Cell<u32>,
@@ -53,14 +59,21 @@ pub struct ParserWorker {
 
 impl ParserWorker {
     /// Starts the worker; `on_response` receives what it sends (parsed updates, budget reports),
-    /// except `Ready`, which this handles.
-    pub fn spawn(url: &str, on_response: impl Fn(WorkerResponse) + 'static) -> Result<Self, WorkerError> {
+    /// except `Ready`, which this handles. `on_lost` is called when a worker that was ready failed
+    /// and a new one was started in its place (requests sent from it go to the new one).
+    pub fn spawn(
+        url: &str,
+        on_response: impl Fn(WorkerResponse) + 'static,
+        on_lost: impl Fn() + 'static,
+    ) -> Result<Self, WorkerError> {
         let inner = Rc::new(Inner {
             url: url.to_owned(),
             on_response: Box::new(on_response),
+            on_lost: Box::new(on_lost),
             worker: RefCell::new(None),
             handlers: RefCell::new(None),
             ready: Cell::new(false),
+            lost: Cell::new(false),
             queue: RefCell::new(Vec::new()),
             starts: Cell::new(0),
             watchdog: RefCell::new(None),
@@ -104,8 +117,17 @@ fn start(inner: &Rc<Inner>) -> Result<(), WorkerError> {
     let weak = Rc::downgrade(inner);
     let on_error = Closure::<dyn FnMut(ErrorEvent)>::new(move |event: ErrorEvent| {
         leptos::logging::error!("Flint: the parser worker failed: {}", event.message());
-        // Before `Ready` nothing of it works: start it again rather than wait for the watchdog.
-        if let Some(inner) = weak.upgrade().filter(|i| !i.ready.get()) {
+        // Handled here: not reported again as the page's own uncaught error.
+        event.prevent_default();
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.ready.get() {
+            // Its state is lost: a new one from a timer (this closure belongs to the old one, which
+            // `start` drops), then the page hears of it.
+            inner.ready.set(false);
+            inner.lost.set(true);
+            restart_later(&inner, 0);
+        } else {
+            // Before `Ready` nothing of it works: start it again rather than wait for the watchdog.
             restart_later(&inner, 1_000);
         }
     });
@@ -127,12 +149,17 @@ fn restart_later(inner: &Rc<Inner>, ms: u64) {
             if inner.ready.get() {
                 return;
             }
-            leptos::logging::warn!(
-                "Flint: the parser worker did not start (attempt {}); starting it again",
-                inner.starts.get()
-            );
+            if !inner.lost.get() {
+                leptos::logging::warn!(
+                    "Flint: the parser worker did not start (attempt {}); starting it again",
+                    inner.starts.get()
+                );
+            }
             if let Err(err) = start(&inner) {
                 leptos::logging::error!("Flint: {err}");
+            }
+            if inner.lost.replace(false) {
+                (inner.on_lost)();
             }
         },
         Duration::from_millis(ms),
