@@ -1,7 +1,7 @@
 // Monaco's diff editor for reviewing a proposed edit, used by app/src/interop/diff_view.rs.
 // Monaco itself is loaded by editor.js (once, for both).
 
-import { loadMonaco } from './editor.js';
+import { loadMonaco } from './monaco.js';
 
 // The review of a proposed edit: Monaco's diff editor between the current version and the result
 // of the hunks kept so far. Read-only; keeping and rejecting happens in the hunk list beside it.

@@ -13,37 +13,7 @@
 
 import { Pacer, watchInput } from './pacer.js';
 import { StreamView } from './stream_view.js';
-
-let monacoLoading = null;
-
-/** Where index.html put Monaco's AMD build (`/vs-<version>`, kept by browsers for a year). */
-function monacoBase() {
-  return document.querySelector('meta[name="flint-monaco"]')?.content ?? '/vs';
-}
-
-/** Adds Monaco's AMD loader to the page (once) and asks it for the editor. */
-export function loadMonaco() {
-  if (!monacoLoading) {
-    monacoLoading = new Promise((resolve, reject) => {
-      const base = monacoBase();
-      const start = () => {
-        const amdRequire = globalThis.require;
-        if (typeof amdRequire !== 'function' || typeof amdRequire.config !== 'function') {
-          reject(new Error(`Monaco's loader (${base}/loader.js) did not define require`));
-          return;
-        }
-        amdRequire.config({ paths: { vs: base } });
-        amdRequire(['vs/editor/editor.main'], () => resolve(globalThis.monaco), reject);
-      };
-      const script = document.createElement('script');
-      script.src = `${base}/loader.js`;
-      script.onload = start;
-      script.onerror = () => reject(new Error(`Monaco's loader (${script.src}) did not load`));
-      document.head.appendChild(script);
-    });
-  }
-  return monacoLoading;
-}
+import { loadMonaco } from './monaco.js';
 
 // How long a finished file waits for the run's status before it goes to Monaco (see `finish`).
 const HANDOFF_WAIT_MS = 2_000;

@@ -46,14 +46,21 @@ extern "C" {
     fn dispose(this: &FlintEditor);
 }
 
-// editor.js and preview.js import `./pacer.js` (how often streamed text is painted), and editor.js
-// `./stream_view.js` (a new file's text while it streams). wasm-bindgen ships a JS file beside the
+// editor.js and preview.js import `./pacer.js` (how often streamed text is painted), editor.js
+// `./stream_view.js` (a new file's text while it streams), editor.js and diff.js `./monaco.js`. wasm-bindgen ships a JS file beside the
 // others only when some Rust code names it, so they are named here; nothing in Rust calls them.
 #[wasm_bindgen(module = "/js/pacer.js")]
 extern "C" {
     #[allow(dead_code)]
     #[wasm_bindgen(js_name = watchInput)]
     fn watch_input(pacer: &JsValue);
+}
+
+#[wasm_bindgen(module = "/js/monaco.js")]
+extern "C" {
+    #[allow(dead_code)]
+    #[wasm_bindgen(js_name = loadMonaco)]
+    fn load_monaco() -> JsValue;
 }
 
 #[wasm_bindgen(module = "/js/stream_view.js")]
