@@ -18,6 +18,7 @@ use crate::person::Who;
 mod coalesce;
 mod connection;
 mod frames;
+mod own_key;
 mod replay;
 mod resume;
 mod resumed;
