@@ -76,15 +76,19 @@ pub fn use_budget(runner: &Runner, draft: Draft, choice: ModelChoice) {
     // code is read from the workspace, whose version says when it changed).
     let runner = *runner;
     let send_context = send.clone();
+    // The kind follows the prompt's words: a memo, so typing wakes this only when the kind changes.
+    let kind = Memo::new(move |_| draft.kind());
     Effect::new(move |_| {
         model.track();
         draft.edit.track();
         draft.continue_thread.track();
+        let kind = kind.get();
         runner.workspace().track();
         state.versions.track();
         let context = context_now(&runner, draft);
         send_context(&|sent, request| {
-            let parts = RequestParts { goal: "", file: context.file.as_deref(), history: &[], prompt: "" };
+            let parts =
+                RequestParts { goal: "", file: context.file.as_deref(), history: &[], prompt: "", kind };
             request.system = changed(&mut sent.system, parts.system().to_owned());
             request.file =
                 changed(&mut sent.file, context.file.as_deref().map(file_text).unwrap_or_default());

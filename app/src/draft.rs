@@ -1,6 +1,7 @@
 //! The prompt being written, shared so that more than the prompt box can read and fill it (a shared
 //! link fills it on start-up; Share reads it).
 
+use flint_protocol::prompt::ProjectKind;
 use leptos::prelude::*;
 
 /// The prompt suggested on a fresh page.
@@ -26,6 +27,9 @@ pub struct Draft {
     /// Fixes asked for on their own when a finished page fails its checks (0: off, the default;
     /// at most [`crate::fix::AUTO_FIX_MAX`]).
     pub auto_fix: RwSignal<u8>,
+    /// The project kind the person picked; `None` (Auto): the one the prompt's words suggest,
+    /// else a plain HTML page.
+    pub kind: RwSignal<Option<ProjectKind>>,
 }
 
 impl Draft {
@@ -38,7 +42,21 @@ impl Draft {
             edit: RwSignal::new(true),
             auto_continue: RwSignal::new(false),
             auto_fix: RwSignal::new(0),
+            kind: RwSignal::new(None),
         }
+    }
+
+    /// The kind a new answer is asked for: the person's pick, else what the prompt suggests.
+    pub fn kind(&self) -> ProjectKind {
+        self.kind.get().or_else(|| self.prompt.with(|p| ProjectKind::suggested_by(p))).unwrap_or_default()
+    }
+
+    /// [`Self::kind`] without tracking.
+    pub fn kind_untracked(&self) -> ProjectKind {
+        self.kind
+            .get_untracked()
+            .or_else(|| self.prompt.with_untracked(|p| ProjectKind::suggested_by(p)))
+            .unwrap_or_default()
     }
 }
 

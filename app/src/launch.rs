@@ -139,6 +139,7 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         file: context.file.as_deref(),
         thread: &context.thread,
         budget: budget.as_ref(),
+        kind: draft.kind_untracked(),
     };
     let mut job = match compose(ask) {
         Ok(job) => job,
@@ -236,7 +237,8 @@ pub fn launch_fix(
     }
     let file = runner.edit_base().ok_or("There is no code to fix yet.")?;
     let goal = draft.goal.get_untracked();
-    let ask = Ask { prompt: &prompt, goal: &goal, file: Some(&file), thread: &[], budget: None };
+    let kind = draft.kind_untracked();
+    let ask = Ask { prompt: &prompt, goal: &goal, file: Some(&file), thread: &[], budget: None, kind };
     let mut job = compose(ask)?;
     dress(&mut job, runner, choice, draft);
     // Checked for what the page was asked to have, not for the words of the fix request.

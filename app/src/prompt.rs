@@ -1,7 +1,7 @@
 //! What Flint asks the model: a [`Job`] is one prompt made into messages (see
 //! [`flint_protocol::prompt::RequestParts`]), with the file it edits, if any.
 
-use flint_protocol::prompt::{RequestParts, Turn};
+use flint_protocol::prompt::{ProjectKind, RequestParts, Turn};
 use flint_protocol::worker::BudgetReport;
 use flint_protocol::{ChatMessage, Price, Profile, StartRequest};
 
@@ -62,7 +62,7 @@ impl Job {
 
     /// A new page from `prompt` alone: no goal, no file, no history.
     pub fn fresh(prompt: &str) -> Self {
-        Self::new(&RequestParts { goal: "", file: None, history: &[], prompt }, 0)
+        Self::new(&RequestParts { goal: "", file: None, history: &[], prompt, kind: ProjectKind::Html }, 0)
     }
 }
 
@@ -79,6 +79,8 @@ pub struct Ask<'a> {
     pub thread: &'a [Turn],
     /// The worker's latest count of this request, if it has answered.
     pub budget: Option<&'a BudgetReport>,
+    /// What a new answer is made of.
+    pub kind: ProjectKind,
 }
 
 /// The job for `ask`, or why it cannot be sent: nothing to ask, or a request the model would
@@ -87,7 +89,13 @@ pub fn compose(ask: Ask<'_>) -> Result<Job, String> {
     if ask.prompt.trim().is_empty() {
         return Err("Type what to build first.".into());
     }
-    let parts = RequestParts { goal: ask.goal, file: ask.file, history: ask.thread, prompt: ask.prompt };
+    let parts = RequestParts {
+        goal: ask.goal,
+        file: ask.file,
+        history: ask.thread,
+        prompt: ask.prompt,
+        kind: ask.kind,
+    };
     let dropped = match ask.budget {
         Some(b) if !b.fits => return Err(too_long(b)),
         Some(b) => (b.dropped as usize).min(ask.thread.len()),
@@ -169,7 +177,14 @@ mod tests {
     }
 
     fn ask<'a>(budget: Option<&'a BudgetReport>, thread: &'a [Turn]) -> Ask<'a> {
-        Ask { prompt: "bigger", goal: "a timer", file: Some("<p>x</p>\n"), thread, budget }
+        Ask {
+            prompt: "bigger",
+            goal: "a timer",
+            file: Some("<p>x</p>\n"),
+            thread,
+            budget,
+            kind: ProjectKind::Html,
+        }
     }
 
     #[test]
@@ -211,7 +226,13 @@ mod tests {
 
     #[test]
     fn an_edit_job_keeps_its_base() {
-        let parts = RequestParts { goal: "", file: Some("<p>x</p>\n"), history: &[], prompt: "bold" };
+        let parts = RequestParts {
+            goal: "",
+            file: Some("<p>x</p>\n"),
+            history: &[],
+            prompt: "bold",
+            kind: ProjectKind::Html,
+        };
         let job = Job::new(&parts, 0);
         assert_eq!(job.base.as_deref(), Some("<p>x</p>\n"));
         assert_eq!(job.prompt, "bold");

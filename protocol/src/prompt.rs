@@ -29,6 +29,74 @@ Use one block per separate change; blocks must not overlap. To rewrite most of t
 instead with the whole new document in one ```html fenced code block. Write at most one short \
 sentence besides the blocks.";
 
+/// The system prompt for a new React project: TSX files in fenced blocks named by path (the form
+/// the worker's parser reads), `App.tsx` default-exporting the component the preview mounts,
+/// Tailwind classes for style, and only the packages the preview has (see `[preview]` in
+/// flint.example.toml).
+pub const REACT_SYSTEM_PROMPT: &str = "You are Flint, an expert React developer. Answer with a small \
+React project in TypeScript: `App.tsx` default-exports the App component, and other components go in \
+`components/`, imported with relative paths. Put each file in its own fenced code block whose info \
+string is its language and path, for example ```tsx App.tsx or ```tsx components/Button.tsx. Style \
+with Tailwind CSS classes. Import only react, react-dom, lucide-react, clsx, zustand, date-fns, \
+recharts, framer-motion and d3; make no network requests. Write nothing before or after the blocks.";
+
+/// What a project is made of, which decides the system prompt and how the preview runs it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectKind {
+    /// One self-contained HTML document (the default: it runs anywhere, with nothing to load).
+    #[default]
+    Html,
+    /// React components in TSX/JSX files, transformed in the worker and run with the vendored
+    /// packages.
+    React,
+}
+
+impl ProjectKind {
+    /// Every kind, in the picker's order.
+    pub const ALL: [ProjectKind; 2] = [ProjectKind::Html, ProjectKind::React];
+
+    /// Its name in the picker and in saved drafts.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProjectKind::Html => "HTML page",
+            ProjectKind::React => "React app",
+        }
+    }
+
+    /// Its short, stable name (`html`, `react`).
+    pub fn key(self) -> &'static str {
+        match self {
+            ProjectKind::Html => "html",
+            ProjectKind::React => "react",
+        }
+    }
+
+    /// The kind named `key`, if any.
+    pub fn from_key(key: &str) -> Option<ProjectKind> {
+        Self::ALL.into_iter().find(|k| k.key() == key)
+    }
+
+    /// The kind a prompt's words ask for, if they name one: React, JSX/TSX, hooks, components
+    /// of a named React library. `None` when they do not say (the person's choice stands).
+    pub fn suggested_by(prompt: &str) -> Option<ProjectKind> {
+        const REACT_WORDS: [&str; 9] =
+            ["react", "jsx", "tsx", "usestate", "useeffect", "shadcn", "next.js", "nextjs", "zustand"];
+        let lower = prompt.to_ascii_lowercase();
+        let words = lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'));
+        let mut words = words.map(|w| w.trim_end_matches('.'));
+        words.any(|w| REACT_WORDS.contains(&w)).then_some(ProjectKind::React)
+    }
+
+    /// The system prompt of a new answer of this kind.
+    pub fn system_prompt(self) -> &'static str {
+        match self {
+            ProjectKind::Html => SYSTEM_PROMPT,
+            ProjectKind::React => REACT_SYSTEM_PROMPT,
+        }
+    }
+}
+
 /// One earlier prompt and the code it led to, carried by "continue thread".
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turn {
@@ -51,12 +119,14 @@ pub struct RequestParts<'a> {
     pub history: &'a [Turn],
     /// The new instruction.
     pub prompt: &'a str,
+    /// What a new answer is made of (an edit keeps the file's own form).
+    pub kind: ProjectKind,
 }
 
 impl RequestParts<'_> {
     /// The system prompt this request uses.
     pub fn system(&self) -> &'static str {
-        if self.file.is_some() { EDIT_SYSTEM_PROMPT } else { SYSTEM_PROMPT }
+        if self.file.is_some() { EDIT_SYSTEM_PROMPT } else { self.kind.system_prompt() }
     }
 
     /// The messages, leaving out the oldest `dropped` turns of history (the budget's plan).
@@ -125,7 +195,13 @@ mod tests {
 
     #[test]
     fn a_fresh_prompt_is_system_then_user() {
-        let parts = RequestParts { goal: "", file: None, history: &[], prompt: "  a red button \n" };
+        let parts = RequestParts {
+            goal: "",
+            file: None,
+            history: &[],
+            prompt: "  a red button \n",
+            kind: ProjectKind::Html,
+        };
         let m = parts.messages(0);
         assert_eq!(m.len(), 2);
         assert_eq!(m[0], ChatMessage::new(Role::System, SYSTEM_PROMPT));
@@ -134,8 +210,13 @@ mod tests {
 
     #[test]
     fn the_goal_heads_every_request_and_an_edit_carries_the_file() {
-        let parts =
-            RequestParts { goal: " A timer app ", file: Some("<p>hi</p>"), history: &[], prompt: "bigger" };
+        let parts = RequestParts {
+            goal: " A timer app ",
+            file: Some("<p>hi</p>"),
+            history: &[],
+            prompt: "bigger",
+            kind: ProjectKind::Html,
+        };
         let m = parts.messages(0);
         assert!(m[0].content.starts_with(EDIT_SYSTEM_PROMPT));
         assert!(m[0].content.ends_with("keep to it):\nA timer app"));
@@ -145,7 +226,13 @@ mod tests {
     #[test]
     fn history_is_carried_oldest_first_and_dropped_oldest_first() {
         let history = [turn("one", "<p>1</p>\n"), turn("two", "<p>2</p>\n")];
-        let parts = RequestParts { goal: "g", file: None, history: &history, prompt: "three" };
+        let parts = RequestParts {
+            goal: "g",
+            file: None,
+            history: &history,
+            prompt: "three",
+            kind: ProjectKind::Html,
+        };
         let roles: Vec<Role> = parts.messages(0).iter().map(|m| m.role).collect();
         assert_eq!(
             roles,
@@ -161,11 +248,39 @@ mod tests {
     #[test]
     fn the_current_file_is_not_sent_twice() {
         let history = [turn("one", "<p>1</p>\n"), turn("two", "<p>2</p>\n")];
-        let parts = RequestParts { goal: "", file: Some("<p>2</p>\n"), history: &history, prompt: "three" };
+        let parts = RequestParts {
+            goal: "",
+            file: Some("<p>2</p>\n"),
+            history: &history,
+            prompt: "three",
+            kind: ProjectKind::Html,
+        };
         let m = parts.messages(0);
         assert_eq!(m[2].content, "```html\n<p>1</p>\n```");
         assert!(m[4].content.starts_with("(The code from this turn is the current file"));
         assert!(m[5].content.contains("<p>2</p>"));
+    }
+
+    #[test]
+    fn a_react_project_gets_its_own_system_prompt_and_an_edit_keeps_the_edit_prompt() {
+        let fresh =
+            RequestParts { goal: "", file: None, history: &[], prompt: "x", kind: ProjectKind::React };
+        assert_eq!(fresh.messages(0)[0].content, REACT_SYSTEM_PROMPT);
+        let edit = RequestParts { file: Some("<p>x</p>"), ..fresh };
+        assert_eq!(edit.system(), EDIT_SYSTEM_PROMPT);
+    }
+
+    #[test]
+    fn the_prompt_suggests_react_only_when_its_words_say_so() {
+        for prompt in ["A React todo app", "todo list in TSX", "use useState for the count", "a Next.js page"]
+        {
+            assert_eq!(ProjectKind::suggested_by(prompt), Some(ProjectKind::React), "{prompt}");
+        }
+        for prompt in ["a reactive dashboard", "a pomodoro timer", "a reaction times chart"] {
+            assert_eq!(ProjectKind::suggested_by(prompt), None, "{prompt}");
+        }
+        assert_eq!(ProjectKind::from_key("react"), Some(ProjectKind::React));
+        assert_eq!(ProjectKind::from_key(ProjectKind::Html.key()), Some(ProjectKind::Html));
     }
 
     #[test]

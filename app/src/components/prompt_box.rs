@@ -3,7 +3,7 @@
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use crate::components::{ContextMeter, PinnedGoal, RequestOptions, VariationsControl};
+use crate::components::{ContextMeter, PinnedGoal, ProjectKindControl, RequestOptions, VariationsControl};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::launch::{UseRunReturn, use_run};
@@ -53,6 +53,7 @@ pub fn PromptBox() -> impl IntoView {
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=on_keydown
             ></textarea>
+            <ProjectKindControl />
             <VariationsControl />
             <div class="prompt-actions">
                 <button
