@@ -29,6 +29,33 @@ const CHAINING_KEYWORDS: [&[u8]; 6] = [b"if", b"for", b"while", b"do", b"await",
 /// Operator characters; a run of them (`===`, `=>`, `&&`, `?.`) counts as one level per two.
 const OPERATORS: &[u8] = b"+-*/%&|^!~?.=<>:";
 
+/// Byte classes, looked up once per byte: the scan runs before every parse.
+const OPERATOR: u8 = 1;
+const WORD: u8 = 2;
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < OPERATORS.len() {
+        table[OPERATORS[i] as usize] = OPERATOR;
+        i += 1;
+    }
+    let mut b = 0;
+    while b < 128 {
+        if (b as u8).is_ascii_alphanumeric() || b == b'_' as usize {
+            table[b] = WORD;
+        }
+        b += 1;
+    }
+    table
+}
+
+static CLASSES: [u8; 256] = classes();
+
+fn is(class: u8, b: u8) -> bool {
+    CLASSES[usize::from(b)] == class
+}
+
 /// The running estimate.
 #[derive(Default)]
 struct Depth {
@@ -72,50 +99,63 @@ pub fn too_deep(source: &str) -> Option<usize> {
     while i < bytes.len() {
         let at = i;
         let b = bytes[i];
-        let next = bytes.get(i + 1).copied().unwrap_or(0);
         i += 1;
-        match b {
-            b'(' | b'[' | b'{' => depth.open(),
-            b')' | b']' | b'}' => depth.close(),
-            b',' | b';' => depth.chain = 0,
-            b'<' if next == b'/' => {
+        if b.is_ascii_whitespace() {
+            continue;
+        }
+        let next = bytes.get(i).copied().unwrap_or(0);
+        // Only what adds to the depth is checked against the limit.
+        let deeper = match (b, next) {
+            (b'(' | b'[' | b'{', _) => {
+                depth.open();
+                true
+            }
+            (b')' | b']' | b'}', _) => {
+                depth.close();
+                false
+            }
+            (b',' | b';', _) => {
+                depth.chain = 0;
+                false
+            }
+            // `</` and `/>` close an element.
+            (b'<', b'/') | (b'/', b'>') => {
                 depth.jsx = depth.jsx.saturating_sub(1);
                 depth.chain = 0;
                 i += 1;
+                false
             }
-            b'/' if next == b'>' => {
-                depth.jsx = depth.jsx.saturating_sub(1);
-                depth.chain = 0;
-                i += 1;
-            }
-            b'<' if starts_expression(last) && (next == b'>' || next.is_ascii_alphabetic()) => {
+            (b'<', next) if starts_expression(last) && (next == b'>' || next.is_ascii_alphabetic()) => {
                 depth.jsx += 1;
                 depth.chain = 0;
+                true
             }
-            b if OPERATORS.contains(&b) => {
+            (b, _) if is(OPERATOR, b) => {
                 // The run stops before a `<`: in `><a>` it opens the next element.
-                let run = 1 + bytes[i..].iter().take_while(|c| OPERATORS.contains(c) && **c != b'<').count();
-                i = at + run;
+                i += bytes[i..].iter().take_while(|&&c| is(OPERATOR, c) && c != b'<').count();
                 // Half its length: `===` and `&&` are about one level, `!!!!x` is four.
-                let units = u32::try_from(run.div_ceil(2)).unwrap_or(u32::MAX);
+                let units = u32::try_from((i - at).div_ceil(2)).unwrap_or(u32::MAX);
                 depth.chain = depth.chain.saturating_add(units);
+                true
             }
-            b if b.is_ascii_alphabetic() => {
-                i = at + bytes[at..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+            (b, _) if b.is_ascii_alphabetic() => {
+                i += bytes[i..].iter().take_while(|&&c| is(WORD, c)).count();
                 let word = &bytes[at..i];
-                if CHAINING_KEYWORDS.contains(&word) {
+                let keyword = word.len() <= 6 && CHAINING_KEYWORDS.contains(&word);
+                if keyword {
                     depth.chain = depth.chain.saturating_add(1);
                 }
                 // `return <div />`: the word ends where an expression starts.
                 last = if word == b"return" { b'(' } else { b'a' };
+                if keyword && depth.score() > LIMIT {
+                    return Some(at);
+                }
                 continue;
             }
-            _ => {}
-        }
-        if !b.is_ascii_whitespace() {
-            last = bytes[i - 1];
-        }
-        if depth.score() > LIMIT {
+            _ => false,
+        };
+        last = bytes[i - 1];
+        if deeper && depth.score() > LIMIT {
             return Some(at);
         }
     }
