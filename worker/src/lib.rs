@@ -28,6 +28,7 @@ pub mod lanes;
 #[cfg(target_arch = "wasm32")]
 mod link;
 pub mod parser;
+pub mod project;
 pub mod session;
 mod stream_state;
 pub mod streams;

@@ -19,70 +19,14 @@ use flint_worker::edits::{EditedFile, Outcome, parse_blocks};
 use flint_worker::session::{Next, Session};
 use flint_worker::tokens::{IncrementalCount, TokenCounter};
 
+mod bench_rows;
 mod text_inputs;
 
+use bench_rows::{Row, now_ms, print, time};
 use text_inputs::{answer, chunks, page, revise};
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_dedicated_worker);
-
-/// Milliseconds on a monotonic clock.
-#[cfg(target_arch = "wasm32")]
-fn now_ms() -> f64 {
-    use wasm_bindgen::JsCast;
-    js_sys::global()
-        .unchecked_into::<web_sys::WorkerGlobalScope>()
-        .performance()
-        .map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn now_ms() -> f64 {
-    use std::sync::OnceLock;
-    use std::time::Instant;
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1e3
-}
-
-#[cfg(target_arch = "wasm32")]
-fn print(text: &str) {
-    wasm_bindgen_test::console_log!("{text}");
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn print(text: &str) {
-    println!("{text}");
-}
-
-struct Row {
-    name: String,
-    target: &'static str,
-    samples: Vec<f64>,
-}
-
-impl Row {
-    fn cells(&self) -> String {
-        let mut s = self.samples.clone();
-        s.sort_by(f64::total_cmp);
-        let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
-        format!("| {} | {} | {:.3} | {:.3} | {} |", self.name, self.target, at(0.5), at(0.95), s.len())
-    }
-}
-
-/// Times `run` `reps` times; each sample is the mean over `batch` calls, because browsers round
-/// `performance.now()` to 0.1 ms.
-fn time(reps: usize, batch: usize, mut run: impl FnMut()) -> Vec<f64> {
-    run();
-    (0..reps)
-        .map(|_| {
-            let start = now_ms();
-            for _ in 0..batch {
-                run();
-            }
-            (now_ms() - start) / batch as f64
-        })
-        .collect()
-}
 
 /// Streams `answer` through a worker [`Session`] in 64-byte appends, 1 ms apart, flushing when
 /// the session asks, as the glue does; the mean time per append (ms) and the updates sent.

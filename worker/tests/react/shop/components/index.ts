@@ -1,0 +1,2 @@
+export { default as Header } from './Header';
+export { ProductCard } from './ProductCard';

@@ -1,0 +1,6 @@
+export interface Product {
+  id: string;
+  name: string;
+  price: number;
+  image: string;
+}
