@@ -71,6 +71,20 @@ pub enum WorkerRequest {
         /// Whether it is online now.
         online: bool,
     },
+    /// The packages the gateway serves to previews: what a project's bare imports resolve to.
+    Packages(PreviewPackages),
+}
+
+/// The vendored modules previews may import: the gateway's `/vendor/manifest.json` (its other
+/// fields are the gateway's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PreviewPackages {
+    /// Bare specifier → the module's URL path (`react` → `/vendor/react@19.3.1/react.js`).
+    #[serde(default)]
+    pub imports: std::collections::BTreeMap<String, String>,
+    /// The Tailwind browser script's URL path, when it was built.
+    #[serde(default)]
+    pub tailwind: Option<String>,
 }
 
 /// The parts of the next request, as the page will send them, and the model it goes to.
@@ -192,6 +206,14 @@ pub struct ParsedUpdate {
     /// The whole HTML document to preview, when it changed; CSS and JS files are inlined into it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<String>,
+    /// The preview is a built project (a React app) that runs as it streams: each one is run,
+    /// not morphed, since it is nothing without its scripts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub live: bool,
+    /// Why the project's latest text does not build (`App.tsx:3:5: …` each), when that changed;
+    /// empty once it builds again. The preview keeps its last good page meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problems: Option<Vec<String>>,
     /// True on the stream's last update.
     pub done: bool,
     /// Every file of the answer, on the last update only (for export).

@@ -59,7 +59,8 @@ enum Kind {
     Script,
 }
 
-fn joined(parser: &StreamParser, index: usize) -> String {
+/// File `index`'s text so far, its unfinished line included.
+pub(crate) fn joined(parser: &StreamParser, index: usize) -> String {
     let (committed, tail) = parser.visible(Some(index));
     let mut s = String::with_capacity(committed.len() + tail.len());
     s.push_str(committed);

@@ -29,6 +29,7 @@ pub mod lanes;
 mod link;
 pub mod parser;
 pub mod project;
+pub mod project_page;
 pub mod session;
 mod stream_state;
 pub mod streams;

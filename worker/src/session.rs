@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use flint_protocol::StreamId;
-use flint_protocol::worker::{BudgetReport, ParsedUpdate, WorkerRequest};
+use flint_protocol::worker::{BudgetReport, ParsedUpdate, PreviewPackages, WorkerRequest};
 
 use crate::budget::CountedRequest;
 use crate::stream_state::StreamState;
@@ -60,6 +60,8 @@ pub struct Session {
     timer_pending: bool,
     counter: TokenCounter,
     budget: CountedRequest,
+    /// What a project's bare imports resolve to (the gateway's vendored packages).
+    packages: PreviewPackages,
 }
 
 impl Default for Session {
@@ -71,6 +73,7 @@ impl Default for Session {
             timer_pending: false,
             counter: TokenCounter::estimating(),
             budget: CountedRequest::default(),
+            packages: PreviewPackages::default(),
         }
     }
 }
@@ -93,9 +96,13 @@ impl Session {
             WorkerRequest::Finish { stream } => {
                 let Some(mut state) = self.streams.remove(&stream) else { return Next::Idle };
                 state.finish();
-                Next::Send(state.take_update(stream, true, now_ms, 0.0).into_iter().collect())
+                Next::Send(state.take_update(stream, true, now_ms, 0.0, &self.packages).into_iter().collect())
             }
             WorkerRequest::Budget(request) => Next::Budget(self.budget.update(request, &self.counter)),
+            WorkerRequest::Packages(packages) => {
+                self.packages = packages;
+                Next::Idle
+            }
             // The connection's requests are the glue's.
             WorkerRequest::Connect(_)
             | WorkerRequest::Start(_)
@@ -152,10 +159,11 @@ impl Session {
         self.timer_pending = false;
         self.last_flush_ms = Some(now_ms);
         let every = preview_interval_ms(self.streams.len());
+        let packages = &self.packages;
         self.streams
             .iter_mut()
             .filter(|(_, s)| s.dirty)
-            .filter_map(|(&id, s)| s.take_update(id, false, now_ms, every))
+            .filter_map(|(&id, s)| s.take_update(id, false, now_ms, every, packages))
             .collect()
     }
 

@@ -120,6 +120,8 @@ fn unchanged_stream_sends_nothing() {
             code_reset: false,
             language: "html".into(),
             preview: Some("<p>\n".into()),
+            live: false,
+            problems: None,
             done: false,
             files: vec![],
             answer_tokens: 6,

@@ -3,13 +3,18 @@
 //! per stream and decides when each sends.
 
 use flint_protocol::StreamId;
-use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate};
+use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate, PreviewPackages};
 
 use crate::diff::diff;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
+use crate::project_page::{is_project, project_document};
 use crate::tokens::{IncrementalCount, TokenCounter};
+
+/// Shortest wait between two previews of a project streaming: each is built and run anew (a
+/// fresh frame loads its modules), where a page's snapshot is only morphed.
+const PROJECT_PREVIEW_MS: f64 = 250.0;
 
 /// Per-stream progress: what the page has already been sent.
 #[derive(Debug)]
@@ -77,6 +82,10 @@ struct Shown {
     code_append: String,
     language: String,
     preview: Option<String>,
+    /// The preview is a project's page, run as it streams.
+    live: bool,
+    /// A project's build problems, on the last update.
+    problems: Option<Vec<String>>,
     /// Whether any of it is news to the page.
     news: bool,
 }
@@ -134,6 +143,7 @@ impl StreamState {
         done: bool,
         now_ms: f64,
         preview_every_ms: f64,
+        packages: &PreviewPackages,
     ) -> Option<ParsedUpdate> {
         let shown = match &mut self.edit {
             Some(edit) if edit.stream.kind() != EditKind::WholeFile => {
@@ -148,7 +158,7 @@ impl StreamState {
                 if let Some(edit) = edit {
                     (edit.shown, edit.preview_revision) = (None, None);
                 }
-                self.take_parsed(done, now_ms, preview_every_ms)
+                self.take_parsed(done, now_ms, preview_every_ms, packages)
             }
         };
 
@@ -179,6 +189,8 @@ impl StreamState {
             code_reset: shown.code_reset,
             language: shown.language,
             preview: shown.preview,
+            live: shown.live,
+            problems: shown.problems,
             done,
             files,
             answer_tokens: u32::try_from(answer_tokens).unwrap_or(u32::MAX),
@@ -187,7 +199,13 @@ impl StreamState {
     }
 
     /// The editor's and the preview's news from the parser: the answer's main file, appended.
-    fn take_parsed(&mut self, done: bool, now_ms: f64, preview_every_ms: f64) -> Shown {
+    fn take_parsed(
+        &mut self,
+        done: bool,
+        now_ms: f64,
+        preview_every_ms: f64,
+        packages: &PreviewPackages,
+    ) -> Shown {
         let main = self.parser.main_file();
         if self.preview_only && done {
             // The code was held back: send it whole.
@@ -213,10 +231,30 @@ impl StreamState {
         }
 
         let mut preview = None;
+        let mut problems = None;
         let revision = self.parser.revision();
-        if (self.preview_revision != Some(revision) && self.preview.due(now_ms, preview_every_ms)) || done {
+        let project = is_project(&self.parser);
+        // A project's page is built and run, not morphed: a few a second at most.
+        let every = if project { preview_every_ms.max(PROJECT_PREVIEW_MS) } else { preview_every_ms };
+        if (self.preview_revision != Some(revision) && self.preview.due(now_ms, every)) || done {
             self.preview_revision = Some(revision);
-            preview = self.preview.offer(preview_document(&self.parser), now_ms, done);
+            let doc = if project {
+                match project_document(&self.parser, packages) {
+                    Ok(doc) => Some(doc),
+                    // The last good page stays: a file cut mid-line does not build, so why is
+                    // only news once the answer is whole.
+                    Err(why) => {
+                        problems = done.then_some(why);
+                        self.preview.last.clone().filter(|_| !done)
+                    }
+                }
+            } else {
+                preview_document(&self.parser)
+            };
+            preview = self.preview.offer(doc, now_ms, done);
+            if done && project && problems.is_none() {
+                problems = Some(Vec::new());
+            }
         }
 
         // A preview held back keeps the stream dirty, so a later flush sends it.
@@ -232,7 +270,9 @@ impl StreamState {
             code_append,
             language,
             news: code_news || preview.is_some(),
+            live: project && preview.is_some(),
             preview,
+            problems,
         }
     }
 
@@ -290,6 +330,8 @@ impl EditView {
             news: code_reset || !code_edits.is_empty() || preview.is_some(),
             code_edits,
             preview,
+            live: false,
+            problems: None,
         }
     }
 }

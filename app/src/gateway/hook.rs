@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use flint_protocol::worker::{
-    BudgetReport, ConnectSettings, ConnectionReport, WorkerRequest, WorkerResponse,
+    BudgetReport, ConnectSettings, ConnectionReport, PreviewPackages, WorkerRequest, WorkerResponse,
 };
 use flint_protocol::{Secret, StartRequest, StreamId};
 use leptos::prelude::*;
@@ -19,7 +19,7 @@ use send_wrapper::SendWrapper;
 
 use super::events::{ConnectionNews, Quota, StreamEvent};
 use super::{ConnectionProblem, ConnectionState, UseGatewayOptions, socket_url};
-use crate::interop::http::{FetchError, post_empty};
+use crate::interop::http::{FetchError, get_json, post_empty};
 use crate::interop::worker::{ParserWorker, WORKER_URL};
 use crate::interop::{now_ms, online, page_origin};
 
@@ -67,6 +67,7 @@ struct Inner {
     /// What a new worker is told before anything else (one that failed took it with it).
     connect: RefCell<Option<ConnectSettings>>,
     keys: RefCell<BTreeMap<String, Option<Secret>>>,
+    packages: RefCell<Option<PreviewPackages>>,
     /// The listener of each stream the page still listens to.
     handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
     next_id: Cell<StreamId>,
@@ -157,6 +158,7 @@ pub fn use_gateway_with_options(
             worker,
             connect: RefCell::new(None),
             keys: RefCell::new(BTreeMap::new()),
+            packages: RefCell::new(None),
             handlers: RefCell::new(BTreeMap::new()),
             next_id: Cell::new(1),
             own_gateway: options.url.is_none(),
@@ -178,6 +180,7 @@ pub fn use_gateway_with_options(
     };
     inner.send(&WorkerRequest::Connect(connect.clone()));
     *inner.connect.borrow_mut() = Some(connect);
+    fetch_packages(&inner);
 
     // A worker hears `online`/`offline` too, but only the page's are the ones the person sees.
     let for_online = SendWrapper::new(Rc::clone(&inner));
@@ -265,6 +268,23 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
     }
 }
 
+/// The gateway's preview packages (what a React project's imports resolve to), for the worker.
+/// A gateway that has not built them answers 404: a project's page then says how to build them.
+fn fetch_packages(inner: &Rc<Inner>) {
+    let weak = SendWrapper::new(Rc::downgrade(inner));
+    leptos::task::spawn_local(async move {
+        match get_json::<PreviewPackages>("/vendor/manifest.json").await {
+            Ok(packages) => {
+                if let Some(inner) = weak.upgrade() {
+                    inner.send(&WorkerRequest::Packages(packages.clone()));
+                    *inner.packages.borrow_mut() = Some(packages);
+                }
+            }
+            Err(err) => leptos::logging::log!("Flint: no preview packages ({err}); React previews need them"),
+        }
+    });
+}
+
 /// The worker failed and a new one took its place: the socket and every running answer went with
 /// the old one. Each answer ends with a sentence (the page keeps what it showed), and the new
 /// worker is told where to connect and which keys to use.
@@ -276,6 +296,9 @@ fn on_worker_lost(inner: &Rc<Inner>) {
     }
     for (provider, key) in inner.keys.borrow().iter() {
         inner.send(&WorkerRequest::UseKey { provider: provider.clone(), key: key.clone() });
+    }
+    if let Some(packages) = inner.packages.borrow().clone() {
+        inner.send(&WorkerRequest::Packages(packages));
     }
     let lost = std::mem::take(&mut *inner.handlers.borrow_mut());
     for handler in lost.into_values() {

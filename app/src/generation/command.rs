@@ -81,6 +81,9 @@ pub enum PreviewChange {
     Begin,
     /// A partial document (scripts do not run).
     Snapshot(String),
+    /// A streaming project's page, built from text that compiles: it runs (it is nothing without
+    /// its scripts), replacing the last one once it is on screen; not checked.
+    Live(String),
     /// The complete document; the driver calls
     /// [`Generation::page_shown`](super::Generation::page_shown) once it is on screen.
     Run(String),
@@ -111,6 +114,9 @@ pub enum Display {
     Note(Option<String>),
     /// A tile's race times.
     Race(RaceTimes),
+    /// Why the finished project does not build (`App.tsx:3:5: …` each); the preview keeps the
+    /// last page that did.
+    Problems(Vec<String>),
     /// What the model thought so far (never code); `None` clears it.
     Thinking(Option<super::thinking::Thought>),
     /// The provider has sent nothing for a while: the sentence; `None` clears it.

@@ -28,6 +28,9 @@ impl Generation {
             return out;
         }
         let changed = self.take_code(&update, &mut out);
+        if let Some(problems) = update.problems.clone().filter(|p| !p.is_empty()) {
+            out.push(Command::Show(Display::Problems(problems)));
+        }
         if update.done {
             out.push(Command::Code(CodeChange::Finish));
         }
@@ -60,7 +63,7 @@ impl Generation {
                 self.page_complete = true;
                 out.push(Command::Preview(PreviewChange::Run(doc)));
             }
-            Some(doc) if !complete => out.push(Command::Preview(PreviewChange::Snapshot(doc))),
+            Some(doc) if !complete => out.push(Command::Preview(streamed(doc, update.live))),
             _ if complete => self.set_status(StreamStatus::Done, &mut out),
             _ => {}
         }
@@ -69,6 +72,9 @@ impl Generation {
 
     fn on_parsed_tile(&mut self, update: ParsedUpdate) -> Vec<Command> {
         let mut out = Vec::new();
+        if let Some(problems) = update.problems.clone().filter(|p| !p.is_empty()) {
+            out.push(Command::Show(Display::Problems(problems)));
+        }
         // A tile gets its code whole with the last update, also when stopped (it can be promoted).
         let mut ignored = Vec::new();
         self.take_code(&update, &mut ignored);
@@ -94,7 +100,7 @@ impl Generation {
         self.document = Some(doc.clone());
         match (self.has_preview, complete) {
             (true, true) => out.push(Command::Preview(PreviewChange::Run(doc))),
-            (true, false) => out.push(Command::Preview(PreviewChange::Snapshot(doc))),
+            (true, false) => out.push(Command::Preview(streamed(doc, update.live))),
             (false, true) => self.set_status(StreamStatus::Done, &mut out),
             (false, false) => {}
         }
@@ -120,4 +126,9 @@ impl Generation {
         }
         update.code_reset || !update.code_append.is_empty() || !update.code_edits.is_empty()
     }
+}
+
+/// A streamed preview: a project's page runs, a page's snapshot is morphed inert.
+fn streamed(doc: String, live: bool) -> PreviewChange {
+    if live { PreviewChange::Live(doc) } else { PreviewChange::Snapshot(doc) }
 }

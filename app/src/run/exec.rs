@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 
+use crate::console::ConsoleLevel;
 use crate::gateway::StreamHandler;
 use crate::generation::{CodeChange, Command, Display, Notice, PreviewChange};
 use crate::interop::preview::Preview;
@@ -118,6 +119,7 @@ impl Inner {
                 preview.begin();
             }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
+            PreviewChange::Live(doc) => preview.run(&doc, || {}),
             PreviewChange::Run(doc) => {
                 preview.run(&doc, move || {
                     if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
@@ -160,6 +162,14 @@ impl Inner {
             Display::Document(doc) => *self.document.borrow_mut() = doc,
             Display::Thinking(thought) => state.thinking.set(thought),
             Display::Stalled(notice) => state.stalled.set(notice),
+            Display::Problems(problems) => {
+                state.error.set(Some(problems_sentence(&problems)));
+                state.console.update(|c| {
+                    for problem in problems {
+                        c.push(ConsoleLevel::Error, format!("[build] {problem}"));
+                    }
+                });
+            }
             // Tiles' figures.
             Display::Note(_) | Display::Race(_) => {}
         }
@@ -184,6 +194,7 @@ impl Inner {
             Display::Race(race) => view.race.set(race),
             Display::Thinking(thought) => view.thinking.set(thought),
             Display::Stalled(notice) => view.stalled.set(notice),
+            Display::Problems(problems) => view.error.set(Some(problems_sentence(&problems))),
             Display::ServedBy(_)
             | Display::AnswerTokens(_)
             | Display::Edit(_)
@@ -191,4 +202,17 @@ impl Inner {
             | Display::Document(_) => {}
         }
     }
+}
+
+/// What the person reads when the finished project does not build: the first problem, and that
+/// the preview shows the last version that did.
+fn problems_sentence(problems: &[String]) -> String {
+    let more = match problems.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more in the console)", n - 1),
+    };
+    let first = problems.first().map_or("", String::as_str);
+    format!(
+        "The finished code does not run: {first}{more}. The preview shows the last version that did; Fix can repair it."
+    )
 }

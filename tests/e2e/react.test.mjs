@@ -1,0 +1,66 @@
+// React projects (issue 27): TSX files as models write them, built in the worker and run in the
+// sandboxed preview with the gateway's vendored packages, offline.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus } from './harness.mjs';
+
+const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000'] });
+
+const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
+
+test('a one-file App.tsx runs: state, Tailwind classes styled, a Lucide icon drawn', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-app@2000', 'a React click counter');
+  await waitForStatus(page, 'done');
+  const frame = preview(page);
+  await frame.getByTestId('count').filter({ hasText: 'Clicks: 0' }).waitFor({ timeout: 10_000 });
+  await frame.locator('#add').click();
+  await frame.getByTestId('count').filter({ hasText: 'Clicks: 1' }).waitFor({ timeout: 5_000 });
+  const background = await frame.locator('#add').evaluate((b) => getComputedStyle(b).backgroundColor);
+  assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'bg-blue-600 was not styled');
+  assert.equal(await frame.locator('#add svg.lucide').count(), 1, 'the Plus icon is not drawn');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a multi-file app: components/, relative and @/ imports, a CSS import and clsx', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-files@2000', 'a React todo app');
+  await waitForStatus(page, 'done');
+  const frame = preview(page);
+  await frame.getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
+  await frame.getByLabel('New todo').fill('Ship it');
+  await frame.getByRole('button', { name: 'Add' }).click();
+  await assertEventually(async () => (await frame.getByTestId('todos').locator('li').count()) === 3,
+    'the new todo was not added');
+  const border = await frame.locator('.app').evaluate((d) => getComputedStyle(d).borderTopColor);
+  assert.equal(border, 'rgb(200, 40, 40)', 'index.css was not applied');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a finished project that does not build keeps the last good render and says where', async () => {
+  const { page, context } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-broken@100', 'a React list');
+  // The first App.tsx builds while the answer streams, and runs.
+  await preview(page).getByTestId('message').filter({ hasText: 'First version works' }).waitFor({ timeout: 15_000 });
+  await waitForStatus(page, 'done', 30_000);
+  const error = await page.getByTestId('error-message').textContent();
+  assert.match(error, /App\.tsx:3:\d+/, `the error does not say where: ${error}`);
+  await assertEventually(async () => (await page.getByTestId('console-entry')
+    .filter({ hasText: /\[build\] App\.tsx:3:\d+/ }).count()) === 1, 'the console does not carry the build error');
+  // The last good render stays.
+  assert.equal(await preview(page).getByTestId('message').textContent(), 'First version works');
+  await context.close();
+});
+
+test('a package the preview lacks is one line naming it and the setting that adds it', async () => {
+  const { page, context } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-unknown@2000', 'a React confetti button');
+  await waitForStatus(page, 'done');
+  const line = page.getByTestId('console-entry').filter({ hasText: 'canvas-confetti' });
+  await line.first().waitFor({ timeout: 5_000 });
+  assert.equal(await line.count(), 1);
+  assert.match(await line.textContent(), /\[preview\] packages/);
+  await context.close();
+});

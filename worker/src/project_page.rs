@@ -1,0 +1,193 @@
+//! The preview page of a React project: its files built into modules ([`crate::project`]) and one
+//! HTML document that runs them in the preview frame, with no bundler and no network for the
+//! project's own files.
+//!
+//! The document carries an import map: each module as a `data:` URL under its `~/path` key, and
+//! every bare import the modules make mapped to the gateway's vendored copy (the manifest the page
+//! hands over as [`PreviewPackages`]). The preview frame writes the document like any finished
+//! page; its base URL is the gateway's `preview.html`, so the vendored `/vendor/…` paths load from
+//! the gateway (the only paths it serves to opaque-origin frames), and nothing else is fetched.
+//! Tailwind's browser build styles the classes the components use.
+
+use flint_protocol::worker::PreviewPackages;
+
+use crate::document::joined;
+use crate::parser::StreamParser;
+use crate::project::{EntryKind, ProjectBuild, build};
+
+/// What the mount script imports besides the project: React's root and the JSX runtime.
+const MOUNT_IMPORTS: [&str; 2] = ["react-dom/client", "react/jsx-dev-runtime"];
+
+/// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
+/// file, or JavaScript that imports React.
+pub fn is_project(parser: &StreamParser) -> bool {
+    parser.files().iter().any(|f| {
+        let ext = f.name.as_deref().and_then(|n| n.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
+        matches!(ext.as_deref(), Some("tsx" | "jsx" | "ts" | "mts"))
+            || matches!(f.language.as_str(), "tsx" | "typescript")
+            || (f.language == "javascript" && imports_react(&f.content))
+    })
+}
+
+fn imports_react(js: &str) -> bool {
+    js.contains("from 'react'") || js.contains("from \"react\"")
+}
+
+/// The answer's files as a project: `(path, text)`, unfinished lines included. A block without a
+/// path is named by its language (`App.tsx` for the first component, `styles.css`…).
+pub fn project_files(parser: &StreamParser) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for (i, file) in parser.files().iter().enumerate() {
+        let path = match &file.name {
+            Some(name) => name.trim_start_matches("./").to_owned(),
+            None => {
+                let (stem, ext) = match file.language.as_str() {
+                    "tsx" => ("App", "tsx"),
+                    "typescript" => ("index", "ts"),
+                    "javascript" => ("App", "jsx"),
+                    "css" => ("styles", "css"),
+                    _ => continue,
+                };
+                let first = format!("{stem}.{ext}");
+                if files.iter().any(|(p, _)| *p == first) { format!("{stem}{i}.{ext}") } else { first }
+            }
+        };
+        files.push((path, joined(parser, i)));
+    }
+    files
+}
+
+/// The preview document of the project in `parser`, or the problems that keep it from running
+/// (each a sentence starting with `file:line:column` where there is one).
+pub fn project_document(parser: &StreamParser, packages: &PreviewPackages) -> Result<String, Vec<String>> {
+    let files = project_files(parser);
+    let built = build(&files, None);
+    if !built.errors.is_empty() {
+        return Err(built.errors.iter().map(ToString::to_string).collect());
+    }
+    let Some(entry) = &built.entry else {
+        return Err(vec!["The answer has no component to show yet (App.tsx or main.tsx).".to_owned()]);
+    };
+    let missing = missing_packages(&built, packages);
+    if !missing.is_empty() {
+        return Err(missing);
+    }
+    // Unnamed CSS blocks and CSS files no module imports still style the page, like a page's
+    // own stylesheets.
+    let imported: Vec<&str> = built.styles.iter().map(|(p, _)| p.as_str()).collect();
+    let loose = files.iter().filter(|(p, _)| p.ends_with(".css") && !imported.contains(&p.as_str()));
+    let styles: Vec<&str> =
+        built.styles.iter().map(|(_, css)| css.as_str()).chain(loose.map(|(_, c)| c.as_str())).collect();
+    Ok(document(&built, &entry.path, entry.kind, &styles, packages))
+}
+
+/// Each bare import the preview cannot resolve, as a sentence naming the package and the setting
+/// that adds it.
+fn missing_packages(built: &ProjectBuild, packages: &PreviewPackages) -> Vec<String> {
+    if packages.imports.is_empty() {
+        return vec![
+            "React previews need the preview packages, which this gateway has not built: run `cargo xtask \
+             setup preview-packages` and restart it."
+                .to_owned(),
+        ];
+    }
+    let needed = built.specifiers.iter().map(String::as_str).chain(MOUNT_IMPORTS);
+    let mut missing: Vec<String> = needed
+        .filter(|s| !packages.imports.contains_key(*s))
+        .map(|s| {
+            let package = crate::project::package_name(s).unwrap_or(s);
+            format!(
+                "[preview] '{s}' is not a package this preview has: add \"{package}\" to `[preview] packages` \
+                 in flint.toml (installed by the next set-up)."
+            )
+        })
+        .collect();
+    missing.dedup();
+    missing
+}
+
+fn document(
+    built: &ProjectBuild,
+    entry: &str,
+    kind: EntryKind,
+    styles: &[&str],
+    packages: &PreviewPackages,
+) -> String {
+    let mut imports = serde_json::Map::new();
+    for specifier in built.specifiers.iter().map(String::as_str).chain(MOUNT_IMPORTS) {
+        if let Some(url) = packages.imports.get(specifier) {
+            imports.insert(specifier.to_owned(), url.clone().into());
+        }
+    }
+    for module in &built.modules {
+        imports.insert(module.key.clone(), data_url(&module.js).into());
+    }
+    let map = serde_json::json!({ "imports": imports }).to_string();
+    let key = crate::project::module_key(entry);
+    let start = match kind {
+        EntryKind::Mount => format!("import {};\n", js_string(&key)),
+        EntryKind::Component => format!(
+            "import {{ createRoot }} from \"react-dom/client\";\nimport {{ jsxDEV }} from \"react/jsx-dev-runtime\";\n\
+             import App from {};\ncreateRoot(document.getElementById(\"root\")).render(jsxDEV(App, {{}}, undefined, false));\n",
+            js_string(&key)
+        ),
+    };
+    let mut html = String::with_capacity(map.len() + 1024);
+    html.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    html.push_str("<script type=\"importmap\">");
+    html.push_str(&script_safe(&map));
+    html.push_str("</script>\n");
+    if let Some(tailwind) = &packages.tailwind {
+        html.push_str("<script src=\"");
+        html.push_str(&attribute_safe(tailwind));
+        html.push_str("\"></script>\n");
+    }
+    for css in styles {
+        html.push_str("<style>\n");
+        html.push_str(&css.replace("</style", "<\\/style"));
+        html.push_str("</style>\n");
+    }
+    html.push_str("</head>\n<body>\n<div id=\"root\"></div>\n<script type=\"module\">\n");
+    html.push_str(&script_safe(&start));
+    html.push_str("</script>\n</body>\n</html>\n");
+    html
+}
+
+/// `js` as a `data:` URL. The URL parser drops tabs and line breaks and reads `%` and `#`, so
+/// those (and other control characters) are percent-encoded; everything else goes as it is.
+pub fn data_url(js: &str) -> String {
+    let mut url = String::with_capacity(js.len() + js.len() / 8 + 32);
+    url.push_str("data:text/javascript;charset=utf-8,");
+    for c in js.chars() {
+        match c {
+            '%' | '#' | '\u{0}'..='\u{1f}' | '\u{7f}' => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    url.push_str(&format!("%{b:02X}"));
+                }
+            }
+            _ => url.push(c),
+        }
+    }
+    url
+}
+
+/// `text` (JSON, or our own script whose only `<` are inside string literals) safe inside a
+/// `<script>` element: each `<` becomes `\u003c`, which JSON and JS strings read as `<`, so no
+/// `</script` or `<!--` in a path or a module can end the element or change how it parses.
+fn script_safe(text: &str) -> String {
+    text.replace('<', "\\u003c")
+}
+
+fn attribute_safe(text: &str) -> String {
+    text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
+}
+
+fn js_string(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
+}
+
+#[cfg(test)]
+#[path = "project_page_tests.rs"]
+mod tests;

@@ -1,0 +1,113 @@
+//! A React answer's preview page: built from the streamed files, with an import map of data URLs
+//! and vendored packages, and the problems that keep it from running.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+fn packages() -> PreviewPackages {
+    let imports: BTreeMap<String, String> = [
+        ("react", "/vendor/react@19.3.1/react.js"),
+        ("react/jsx-dev-runtime", "/vendor/react@19.3.1/jsx-dev-runtime.js"),
+        ("react-dom/client", "/vendor/react-dom@19.3.1/client.js"),
+        ("lucide-react", "/vendor/lucide-react@1.79.0/lucide-react.js"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    .collect();
+    PreviewPackages { imports, tailwind: Some("/vendor/@tailwindcss/browser@4.3.4/tailwind.js".into()) }
+}
+
+fn parse(text: &str) -> StreamParser {
+    let mut p = StreamParser::new();
+    p.push(text);
+    p.finish();
+    p
+}
+
+const APP: &str = "Here it is.\n\n```tsx App.tsx\nimport { useState } from 'react';\nimport { Plus } from 'lucide-react';\n\
+import Button from './components/Button';\n\nexport default function App() {\n  const [n, setN] = useState<number>(0);\n  \
+return <main className=\"p-4\"><Button onClick={() => setN(n + 1)}><Plus /> {n}</Button></main>;\n}\n```\n\n\
+```tsx components/Button.tsx\ntype Props = { onClick: () => void; children: React.ReactNode };\n\
+export default function Button({ onClick, children }: Props) {\n  return <button className=\"rounded bg-blue-600\" onClick={onClick}>{children}</button>;\n}\n```\n";
+
+#[test]
+fn a_react_answer_is_a_project_and_a_page_is_not() {
+    assert!(is_project(&parse(APP)));
+    assert!(!is_project(&parse("```html\n<p>hi</p>\n```\n")));
+    assert!(is_project(&parse("```jsx\nimport React from 'react';\nexport default () => <p/>;\n```\n")));
+}
+
+#[test]
+fn the_page_maps_every_module_and_package_and_mounts_the_app() {
+    let doc = project_document(&parse(APP), &packages()).expect("it builds");
+    let start = doc.find("<script type=\"importmap\">").unwrap() + "<script type=\"importmap\">".len();
+    let end = start + doc[start..].find("</script>").unwrap();
+    let map: serde_json::Value = serde_json::from_str(&doc[start..end]).expect("the import map is JSON");
+    let imports = map["imports"].as_object().unwrap();
+    for key in ["react", "react/jsx-dev-runtime", "react-dom/client", "lucide-react"] {
+        assert_eq!(imports[key], packages().imports[key], "{key}");
+    }
+    let button = imports["~/components/Button.tsx"].as_str().unwrap();
+    assert!(button.starts_with("data:text/javascript;charset=utf-8,"));
+    assert!(!button.contains('\n') && !button.contains('#'), "line breaks and # are encoded");
+    assert!(imports["~/App.tsx"].as_str().unwrap().contains("~/components/Button.tsx"));
+    assert!(doc.contains("<script src=\"/vendor/@tailwindcss/browser@4.3.4/tailwind.js\"></script>"));
+    assert!(doc.contains("import App from \"~/App.tsx\""));
+    assert!(doc.contains("<div id=\"root\"></div>"));
+}
+
+#[test]
+fn a_file_cut_mid_stream_or_broken_is_a_problem_with_its_place() {
+    let cut = &APP[..APP.find("return <main").unwrap() + 20];
+    let mut p = StreamParser::new();
+    p.push(cut);
+    let why = project_document(&p, &packages()).unwrap_err();
+    assert!(why[0].starts_with("App.tsx:"), "{why:?}");
+    let broken = APP.replace("const [n, setN]", "const [n, setN] = = ");
+    let why = project_document(&parse(&broken), &packages()).unwrap_err();
+    assert!(why[0].starts_with("App.tsx:6:"), "{why:?}");
+}
+
+#[test]
+fn a_package_the_preview_lacks_is_named_with_the_setting_that_adds_it() {
+    let app = APP.replace("'lucide-react'", "'@tanstack/react-query/devtools'");
+    let why = project_document(&parse(&app), &packages()).unwrap_err();
+    assert_eq!(why.len(), 1, "{why:?}");
+    assert!(
+        why[0].contains("'@tanstack/react-query/devtools'") && why[0].contains("\"@tanstack/react-query\"")
+    );
+    assert!(why[0].contains("[preview] packages"));
+    let none = project_document(&parse(APP), &PreviewPackages::default()).unwrap_err();
+    assert!(none[0].contains("cargo xtask setup preview-packages"), "{none:?}");
+}
+
+#[test]
+fn nothing_in_a_path_or_a_module_can_end_the_script_elements() {
+    let app = APP
+        .replace("components/Button", "components/</script><script>x")
+        .replace("{n}</Button>", "{'</script><!--'}</Button>");
+    let doc = project_document(&parse(&app), &packages()).expect("it builds");
+    assert_eq!(doc.matches("</script>").count(), 3, "importmap, tailwind, mount:\n{doc}");
+    assert!(!doc.contains("<!--"));
+}
+
+#[test]
+fn data_urls_keep_the_text_byte_for_byte() {
+    let js = "a%b#c\nd\te — ü \u{1}";
+    let url = data_url(js);
+    let body = url.strip_prefix("data:text/javascript;charset=utf-8,").unwrap();
+    let mut bytes = Vec::new();
+    let raw = body.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' {
+            bytes.push(u8::from_str_radix(&body[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            bytes.push(raw[i]);
+            i += 1;
+        }
+    }
+    assert_eq!(String::from_utf8(bytes).unwrap(), js);
+}
