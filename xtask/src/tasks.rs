@@ -150,6 +150,9 @@ pub fn test(args: &[String]) -> Result<()> {
     // (trunk-rs/trunk#108), so no stale copy is served beside a new file.
     trunk_build()?;
     build_release_bins()?;
+    // The vendored modules in Chromium, from an opaque-origin preview through the real gateway.
+    run(e2e_env(Command::new("node").args(["--test", "preview-packages/test/browser.test.mjs"]))
+        .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
     run(e2e_env(Command::new("node").args(["--test", "--test-concurrency=1"]).args(e2e_files(args)?))
         .envs(model_env))
 }

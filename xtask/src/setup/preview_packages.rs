@@ -49,8 +49,11 @@ pub fn ensure() -> Result<PathBuf> {
     npm_ci(&packages)?;
     let mut build = Command::new("node");
     build.arg(packages.join("build.mjs")).arg("--out").arg(&out);
-    if !extras.is_empty() {
-        let extra_dir = root().join("target/preview-extra");
+    let extra_dir = root().join("target/preview-extra");
+    if extras.is_empty() {
+        // Packages dropped from the list are not kept.
+        let _ = std::fs::remove_dir_all(&extra_dir);
+    } else {
         install_extras(&extra_dir, &extras)?;
         build.arg("--extra-dir").arg(&extra_dir);
         for package in &extras {
