@@ -2,7 +2,7 @@
 // origin (`preview.html`, which the gateway serves as `sandbox allow-scripts`), through an import
 // map made from the gateway's `/vendor/manifest.json`. React renders and re-renders with hooks
 // through react-dom/client (one React), Tailwind's script styles a class, a lucide icon and
-// motion render, and the same document cannot read `/api/models`.
+// motion render, and the same document can neither fetch nor import `/api/models`.
 //
 //   FLINT_GATEWAY_BIN=target/release/flint-gateway FLINT_PREVIEW_VENDOR=target/preview-vendor \
 //     node --test preview-packages/test/browser.test.mjs
@@ -51,6 +51,8 @@ try {
 } catch {
   window.apiAnswer = 'blocked';
 }
+// A project file importing a gateway route as a module.
+import('/api/models').then(() => (window.importAnswer = 'loaded'), () => (window.importAnswer = 'blocked'));
 `;
 
 let gateway;
@@ -127,9 +129,11 @@ test('a sandboxed preview renders React with the vendored modules and cannot rea
   assert.equal(style[1], '700');
   await page.waitForFunction(() => window.apiAnswer, null, { timeout: 5_000 });
   assert.equal(await page.evaluate(() => window.apiAnswer), 'blocked');
+  await page.waitForFunction(() => window.importAnswer, null, { timeout: 5_000 });
+  assert.equal(await page.evaluate(() => window.importAnswer), 'blocked', "import '/api/models' loaded");
   assert.ok(requests.every((r) => r.startsWith(url)), `only the gateway was asked: ${requests}`);
   // The refused API call is the only request that failed, and the only error the page logs.
-  assert.deepEqual(failed, [`${url}/api/models`]);
+  assert.deepEqual(failed, [`${url}/api/models`, `${url}/api/models`]);
   assert.deepEqual(problems.filter((p) => !p.includes('net::ERR_FAILED') && !p.includes('/api/models')), []);
   await page.close();
 });
