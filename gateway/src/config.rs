@@ -12,6 +12,7 @@ use serde::Deserialize;
 mod auth;
 mod discovery;
 mod limits;
+mod preview;
 mod profiles;
 mod providers;
 mod store;
@@ -19,6 +20,7 @@ mod store;
 pub use auth::*;
 pub use discovery::*;
 pub use limits::*;
+pub use preview::*;
 pub use profiles::*;
 pub use providers::*;
 pub use store::*;
@@ -57,6 +59,9 @@ pub struct Config {
     /// `[discovery]`: model servers found on this machine without configuration.
     #[serde(default)]
     pub discovery: DiscoveryConfig,
+    /// `[preview]`: the npm modules previews may import.
+    #[serde(default)]
+    pub preview: PreviewConfig,
 }
 
 /// `[metrics]`: `GET /metrics` in Prometheus' text format.

@@ -4,7 +4,8 @@
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
 //! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
 //! `POST /api/discovery/rescan` ([`discovery`]), `POST /api/share` and `GET /s/<id>` ([`shares`]),
-//! `POST /api/history/push` and `GET /api/history` ([`history`]), and everything else from the built app
+//! `POST /api/history/push` and `GET /api/history` ([`history`]), `GET /vendor/…` (the modules
+//! previews import, [`vendor`]), and everything else from the built app
 //! (`server.dist`, with `index.html` as the fallback for client-side routes), `GET /signin`,
 //! `POST /api/signin` and `POST /api/signout` ([`auth`]). Every request passes [`access::guard`]
 //! (which pages may ask), then [`auth::check`] (who is asking: a [`person::Person`]), and gets
@@ -42,6 +43,7 @@ pub mod shares;
 mod state;
 pub mod static_files;
 pub mod store;
+pub mod vendor;
 pub mod ws;
 
 pub use state::AppState;
@@ -78,6 +80,10 @@ pub fn app(state: AppState) -> Router {
             )),
         )
         .route("/s/{id}", get(shares::open))
+        // The modules previews import; the only routes with CORS (`vendor`).
+        .route("/vendor", get(vendor::serve))
+        .route("/vendor/", get(vendor::serve))
+        .route("/vendor/{*path}", get(vendor::serve))
         .route("/signin", get(auth::signin_page))
         .route("/api/signin", post(auth::sign_in))
         .route("/api/signout", post(auth::sign_out))

@@ -133,6 +133,10 @@ async fn main() -> ExitCode {
     if let Some(notice) = &models.notice {
         tracing::warn!("{notice}");
     }
+    match state.vendor().start_report(&config.preview.packages) {
+        Ok(line) => tracing::info!("{line}"),
+        Err(warnings) => warnings.iter().for_each(|warning| tracing::warn!("{warning}")),
+    }
     let listener = match tokio::net::TcpListener::bind(config.server.listen).await {
         Ok(listener) => listener,
         Err(err) => {

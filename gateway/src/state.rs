@@ -17,6 +17,7 @@ use crate::models;
 use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
 use crate::store::{self, Store};
+use crate::vendor::Vendor;
 use crate::ws::Resumes;
 
 /// Shared state of the gateway; cheap to clone.
@@ -41,6 +42,7 @@ struct Inner {
     store: Arc<dyn Store>,
     history: crate::history::HistoryLimits,
     discovery: Arc<Discovery>,
+    vendor: Vendor,
 }
 
 impl AppState {
@@ -71,6 +73,7 @@ impl AppState {
             store,
             history: crate::history::HistoryLimits::from(&config.store),
             discovery: Arc::new(Discovery::new(config)),
+            vendor: Vendor::open(&config.preview.vendor_dir),
         }))
     }
 
@@ -152,6 +155,11 @@ impl AppState {
     /// A fresh connection id, for logs and for sharing providers fairly between connections.
     pub(crate) fn next_connection_id(&self) -> u64 {
         self.0.next_connection.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The npm modules previews import (`/vendor/`).
+    pub fn vendor(&self) -> &Vendor {
+        &self.0.vendor
     }
 
     /// Model servers found on this machine (`[discovery]`).

@@ -69,6 +69,12 @@ pub fn is_compressible(path: &Path, len: u64) -> bool {
 /// Writes `.br` and `.gz` beside every compressible file under `dist`, on `threads` threads, taking
 /// copies made before from `cache` (and leaving there only this build's).
 pub fn precompress(dist: &Path, cache: &Path, threads: usize) -> Result<Summary> {
+    precompress_up_to(dist, cache, threads, 11)
+}
+
+/// [`precompress`] with brotli's quality at most `max_quality`: for folders where a few per cent
+/// of size is not worth brotli 11's time (the preview modules: 5 MB, loaded once a year).
+pub fn precompress_up_to(dist: &Path, cache: &Path, threads: usize, max_quality: i32) -> Result<Summary> {
     fs::create_dir_all(cache).with_context(|| format!("cannot create {}", cache.display()))?;
     let started = Instant::now();
     let mut files = Vec::new();
@@ -87,7 +93,7 @@ pub fn precompress(dist: &Path, cache: &Path, threads: usize) -> Result<Summary>
                     loop {
                         let next = queue.lock().map_err(|_| poisoned())?.next();
                         let Some((path, _)) = next else { return Ok(()) };
-                        let sizes = compress_file(&path, cache)?;
+                        let sizes = compress_file(&path, cache, max_quality)?;
                         used.lock().map_err(|_| poisoned())?.extend(sizes.cache_entries);
                         let mut summary = summary.lock().map_err(|_| poisoned())?;
                         summary.cached += usize::from(sizes.from_cache);
@@ -121,11 +127,11 @@ struct Sizes {
     cache_entries: [String; 2],
 }
 
-fn compress_file(path: &Path, cache: &Path) -> Result<Sizes> {
+fn compress_file(path: &Path, cache: &Path, max_quality: i32) -> Result<Sizes> {
     let data = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let original = data.len() as u64;
     let digest = hex(&Sha256::digest(&data));
-    let quality = brotli_quality(original);
+    let quality = brotli_quality(original).min(max_quality);
     let br_entry = format!("{digest}.q{quality}.br");
     let gz_entry = format!("{digest}.gz");
     let (br, br_cached) = cached(&cache.join(&br_entry), || brotli(&data, quality))?;

@@ -27,7 +27,8 @@ usage: cargo xtask <command>
           scale: the gateway at 10,000 sockets and 2,000 streams, per allocator, in bench/scale.md)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium);
-          `setup real-servers`: only the Python environment of the tests against real servers
+          `setup real-servers`: only the Python environment of the tests against real servers;
+          `setup preview-packages`: only the npm modules previews import (target/preview-vendor/)
 ";
 
 fn main() -> ExitCode {
@@ -38,6 +39,9 @@ fn main() -> ExitCode {
         Some("bench") => tasks::bench(&args[1..]),
         Some("lint") => tasks::lint(),
         Some("setup") if args.get(1).is_some_and(|a| a == "real-servers") => real_servers::ensure().map(drop),
+        Some("setup") if args.get(1).is_some_and(|a| a == "preview-packages") => {
+            setup::preview_packages::ensure().map(drop)
+        }
         Some("setup") => setup::all(setup::Needs::everything()),
         _ => {
             eprint!("{USAGE}");

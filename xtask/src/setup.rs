@@ -4,13 +4,16 @@
 //! wasm-bindgen-cli at exactly the `wasm-bindgen` version in Cargo.lock, npm packages from
 //! package-lock.json (binaryen 132 provides a wasm-opt whose output works in Chromium; Debian's 108
 //! does not), Debian's chromium and chromium-driver, Debian's postgresql (for the gateway's store
-//! tests), and the embedded model checked by sha256.
+//! tests), the embedded model checked by sha256, and the modules previews import
+//! ([`preview_packages`], from `preview-packages/package-lock.json`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+
+pub mod preview_packages;
 
 /// Trunk's version: 0.22 needs rustc ≥ 1.96.1.
 const TRUNK_VERSION: &str = "0.21.14";
@@ -77,6 +80,7 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
     std::thread::scope(|scope| {
         let downloads = scope.spawn(move || -> Result<Option<PathBuf>> {
             npm_packages()?;
+            preview_packages::ensure()?;
             needs.local_model.then(|| crate::model::ensure_model(&crate::model::cache_dir())).transpose()
         });
         let tools = wasm_target().and_then(|()| trunk()).and_then(|()| wasm_bindgen());

@@ -130,6 +130,11 @@ pub fn test(args: &[String]) -> Result<()> {
     packages(&mut unit, NATIVE);
     unit.envs(model_env.clone()).env("FLINT_REAL_PYTHON", real_python);
     run(&mut unit)?;
+    // The vendored preview modules: the build's export lists, and the built files loaded as a
+    // preview's import map resolves them (one React across react and react-dom).
+    run(Command::new("node")
+        .args(["--test", "preview-packages/test/exports.test.mjs", "preview-packages/test/bundles.test.mjs"])
+        .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
     // The app's logic (lanes, judging, sync, review…) is plain Rust tested natively; the app itself
     // only builds for wasm, so only its library's tests run here.
     run(Command::new("cargo").args(["test", "--release", "-p", "flint-app", "--lib"]))?;
@@ -145,6 +150,9 @@ pub fn test(args: &[String]) -> Result<()> {
     // (trunk-rs/trunk#108), so no stale copy is served beside a new file.
     trunk_build()?;
     build_release_bins()?;
+    // The vendored modules in Chromium, from an opaque-origin preview through the real gateway.
+    run(e2e_env(Command::new("node").args(["--test", "preview-packages/test/browser.test.mjs"]))
+        .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
     run(e2e_env(Command::new("node").args(["--test", "--test-concurrency=1"]).args(e2e_files(args)?))
         .envs(model_env))
 }
