@@ -1,9 +1,9 @@
 //! Projects: the files of a React (TSX/JSX/TS) answer turned into browser modules a preview frame
 //! can run with no bundler and no network for the project's own files.
 //!
-//! [`transform`] turns one file into JavaScript (types stripped, JSX compiled with the automatic
+//! [`transform()`] turns one file into JavaScript (types stripped, JSX compiled with the automatic
 //! runtime in development mode: `jsxDEV` from `react/jsx-dev-runtime`, each element with
-//! `{ fileName, lineNumber, columnNumber }`, `fileName` being the project path). [`build`] does it for
+//! `{ fileName, lineNumber, columnNumber }`, `fileName` being the project path). [`build()`] does it for
 //! every file the entry reaches, resolves their imports and rewrites each project import to the
 //! imported file's **module key**.
 //!
@@ -156,7 +156,7 @@ pub fn module_key(path: &str) -> String {
 }
 
 /// One file to JavaScript with its imports as written (no resolution): TypeScript stripped, JSX
-/// in development mode. The first error, if any (see [`build`] for all of them).
+/// in development mode. The first error, if any (see [`build()`] for all of them).
 pub fn transform(path: &str, source: &str) -> Result<String, TransformError> {
     if source.len() > MAX_FILE_BYTES {
         return Err(TransformError::whole_file(path, too_big(source.len(), MAX_FILE_BYTES)));
