@@ -133,7 +133,8 @@ pub struct Entry {
 /// what did build, for reports, and the caller keeps showing its last good build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectBuild {
-    /// Every module the entry reaches, in the order they would first run (the entry last).
+    /// Every module the entry reaches, in the order they would first run: what a module imports
+    /// before it, the entry last, then what is only imported with `import()`.
     pub modules: Vec<Module>,
     /// `(path, css)` of every style the modules import, in the order a bundler would apply them.
     pub styles: Vec<(String, String)>,
@@ -146,7 +147,8 @@ pub struct ProjectBuild {
     /// Packages' stylesheets imported for their effect (`react-toastify/dist/ReactToastify.css`),
     /// removed from the JS like the project's own styles.
     pub package_styles: BTreeSet<String>,
-    /// Every error, in file order; empty when the build is good.
+    /// Every error met building the files the entry reaches (a file it does not reach, such as a
+    /// `vite.config.ts`, is never built), in the order they were built; empty when the build is good.
     pub errors: Vec<TransformError>,
 }
 
