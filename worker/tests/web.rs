@@ -128,3 +128,34 @@ fn the_exact_counter_is_built_and_upgrades_the_budget() {
     assert!(report.exact);
     assert_eq!(report.prompt, 2);
 }
+
+/// React projects build in the browser's wasm engine, and the deepest nesting the bound accepts
+/// (`project/nesting.rs`, measured natively) does not exhaust its stack: a trap would fail this
+/// test instead of leaving a worker that answers nothing.
+#[wasm_bindgen_test]
+fn a_react_project_builds_and_its_deepest_accepted_nesting_does_not_trap() {
+    use flint_worker::project::{EntryKind, build, transform};
+    let built = build(&[("App.tsx", include_str!("react/todo/App.tsx"))], None);
+    assert!(built.errors.is_empty(), "{:?}", built.errors);
+    assert_eq!(built.entry.map(|e| e.kind), Some(EntryKind::Component));
+    assert!(built.modules[0].js.contains("jsxDEV"));
+
+    let constructs: [fn(usize) -> String; 5] = [
+        |d| format!("x = {}1{};", "{a:".repeat(d), "}".repeat(d)),
+        |d| format!("x = {}1{};", "`${".repeat(d), "}`".repeat(d)),
+        |d| format!("x = {}{};", "<a>{".repeat(d), "}</a>".repeat(d)),
+        |d| format!("x = {}c;", "a => ".repeat(d)),
+        |d| format!("let x: {}1{};", "A<".repeat(d), ">".repeat(d)),
+    ];
+    for make in constructs {
+        let refused =
+            |d: usize| transform("deep.tsx", &make(d)).is_err_and(|e| e.message.contains("too deeply"));
+        let (mut lo, mut hi) = (1usize, 2_000usize);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if refused(mid) { hi = mid - 1 } else { lo = mid }
+        }
+        assert!(lo > 50, "real code nests this deep: {}", make(3));
+        let _ = transform("deep.tsx", &make(lo));
+    }
+}

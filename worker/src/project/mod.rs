@@ -1,9 +1,9 @@
 //! Projects: the files of a React (TSX/JSX/TS) answer turned into browser modules a preview frame
 //! can run with no bundler and no network for the project's own files.
 //!
-//! [`transform`] turns one file into JavaScript (types stripped, JSX compiled with the automatic
+//! [`transform()`] turns one file into JavaScript (types stripped, JSX compiled with the automatic
 //! runtime in development mode: `jsxDEV` from `react/jsx-dev-runtime`, each element with
-//! `{ fileName, lineNumber, columnNumber }`, `fileName` being the project path). [`build`] does it for
+//! `{ fileName, lineNumber, columnNumber }`, `fileName` being the project path). [`build()`] does it for
 //! every file the entry reaches, resolves their imports and rewrites each project import to the
 //! imported file's **module key**.
 //!
@@ -133,7 +133,8 @@ pub struct Entry {
 /// what did build, for reports, and the caller keeps showing its last good build.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProjectBuild {
-    /// Every module the entry reaches, in the order they would first run (the entry last).
+    /// Every module the entry reaches, in the order they would first run: what a module imports
+    /// before it, the entry last, then what is only imported with `import()`.
     pub modules: Vec<Module>,
     /// `(path, css)` of every style the modules import, in the order a bundler would apply them.
     pub styles: Vec<(String, String)>,
@@ -146,7 +147,8 @@ pub struct ProjectBuild {
     /// Packages' stylesheets imported for their effect (`react-toastify/dist/ReactToastify.css`),
     /// removed from the JS like the project's own styles.
     pub package_styles: BTreeSet<String>,
-    /// Every error, in file order; empty when the build is good.
+    /// Every error met building the files the entry reaches (a file it does not reach, such as a
+    /// `vite.config.ts`, is never built), in the order they were built; empty when the build is good.
     pub errors: Vec<TransformError>,
 }
 
@@ -156,7 +158,7 @@ pub fn module_key(path: &str) -> String {
 }
 
 /// One file to JavaScript with its imports as written (no resolution): TypeScript stripped, JSX
-/// in development mode. The first error, if any (see [`build`] for all of them).
+/// in development mode. The first error, if any (see [`build()`] for all of them).
 pub fn transform(path: &str, source: &str) -> Result<String, TransformError> {
     if source.len() > MAX_FILE_BYTES {
         return Err(TransformError::whole_file(path, too_big(source.len(), MAX_FILE_BYTES)));
