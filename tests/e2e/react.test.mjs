@@ -46,9 +46,9 @@ test('a finished project that does not build keeps the last good render and says
   await preview(page).getByTestId('message').filter({ hasText: 'First version works' }).waitFor({ timeout: 15_000 });
   await waitForStatus(page, 'done', 30_000);
   const error = await page.getByTestId('error-message').textContent();
-  assert.match(error, /App\.tsx:3:\d+/, `the error does not say where: ${error}`);
+  assert.match(error, /App\.tsx:2:\d+/, `the error does not say where: ${error}`);
   await assertEventually(async () => (await page.getByTestId('console-entry')
-    .filter({ hasText: /\[build\] App\.tsx:3:\d+/ }).count()) === 1, 'the console does not carry the build error');
+    .filter({ hasText: /\[build\] App\.tsx:2:\d+/ }).count()) === 1, 'the console does not carry the build error');
   // The last good render stays.
   assert.equal(await preview(page).getByTestId('message').textContent(), 'First version works');
   await context.close();

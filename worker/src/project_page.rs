@@ -113,11 +113,11 @@ fn document(
     styles: &[&str],
     packages: &PreviewPackages,
 ) -> String {
+    // Every vendored module, not only those the project names: they import each other
+    // (`react-dom/client` imports `react-dom` and `react`), and only what is imported loads.
     let mut imports = serde_json::Map::new();
-    for specifier in built.specifiers.iter().map(String::as_str).chain(MOUNT_IMPORTS) {
-        if let Some(url) = packages.imports.get(specifier) {
-            imports.insert(specifier.to_owned(), url.clone().into());
-        }
+    for (specifier, url) in &packages.imports {
+        imports.insert(specifier.clone(), url.clone().into());
     }
     for module in &built.modules {
         imports.insert(module.key.clone(), data_url(&module.js).into());
