@@ -99,7 +99,7 @@ fn fragment_encode(text: &str, out: &mut String) {
 }
 
 /// Escapes text for HTML content and double-quoted attributes.
-fn escape_html(text: &str) -> String {
+pub(crate) fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {

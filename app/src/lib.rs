@@ -28,6 +28,7 @@ pub mod metrics;
 pub mod models;
 pub mod pick;
 pub mod profiles;
+pub mod project;
 pub mod prompt;
 pub mod review;
 pub mod run;

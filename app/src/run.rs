@@ -85,6 +85,8 @@ struct Inner {
     main_check: Cell<u64>,
     /// Itself, for callbacks that must not keep it alive.
     this: Weak<Inner>,
+    /// Numbers the pages asked of the worker, so that only the latest is shown.
+    page_seq: Cell<u32>,
     /// A tile's Pick waits for its promoted page to show in the main preview.
     pick_pending: Cell<bool>,
 }
@@ -136,6 +138,7 @@ impl Runner {
                 check_seq: Cell::new(0),
                 main_check: Cell::new(0),
                 this,
+                page_seq: Cell::new(0),
                 pick_pending: Cell::new(false),
             }
         });
@@ -178,8 +181,10 @@ impl Runner {
     pub fn page(&self) -> Option<String> {
         let code = self.code().filter(|c| !c.trim().is_empty())?;
         let composed = self.state.files.with_untracked(|files| {
-            let main = files.iter().find(|f| f.content == code)?;
-            (files.len() > 1 && main.language == "html").then(|| self.inner().document.borrow().clone())?
+            // The answer's own page while its main file is unchanged (its files inlined, or a
+            // React project built).
+            files.iter().find(|f| f.main && f.content == code)?;
+            self.inner().document.borrow().clone()
         });
         Some(composed.unwrap_or_else(|| page_of_code(&code)))
     }

@@ -35,9 +35,37 @@ pub fn code_language(code: &str) -> &'static str {
     }
 }
 
+/// Whether JavaScript `code` is a React module (the worker builds it, the app asks for its page):
+/// it imports React, or writes JSX (`return <…`, `=> (<…`).
+pub fn is_react_module(code: &str) -> bool {
+    if code.contains("from 'react'") || code.contains("from \"react\"") {
+        return true;
+    }
+    ["return", "=>"].iter().any(|word| {
+        code.match_indices(word).any(|(at, _)| {
+            let rest = code[at + word.len()..].trim_start();
+            let rest = rest.strip_prefix('(').map_or(rest, str::trim_start);
+            let mut chars = rest.chars();
+            chars.next() == Some('<') && chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '>')
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::code_language;
+    use super::{code_language, is_react_module};
+
+    #[test]
+    fn react_modules_are_told_by_their_import_or_their_jsx() {
+        assert!(is_react_module("import { useState } from 'react';\n"));
+        assert!(is_react_module(
+            "export default function App() {\n  return (\n    <main>hi</main>\n  );\n}\n"
+        ));
+        assert!(is_react_module("const A = () => <>x</>;"));
+        assert!(!is_react_module("function f(a, b) { return a < b; }"));
+        assert!(!is_react_module("const lt = (a) => a <= 2;"));
+        assert!(!is_react_module("<!DOCTYPE html><p>hi</p>"));
+    }
 
     #[test]
     fn the_language_is_guessed_from_the_start() {

@@ -73,6 +73,14 @@ pub enum WorkerRequest {
     },
     /// The packages the gateway serves to previews: what a project's bare imports resolve to.
     Packages(PreviewPackages),
+    /// Build the preview page of a project's files (code edited by hand, a version, a shared
+    /// link): answered with [`WorkerResponse::Page`] of the same `id`.
+    Page {
+        /// Chosen by the page, echoed in the answer.
+        id: u32,
+        /// The project's files.
+        files: Vec<AnswerFile>,
+    },
 }
 
 /// The vendored modules previews may import: the gateway's `/vendor/manifest.json` (its other
@@ -185,6 +193,17 @@ pub enum WorkerResponse {
     Lanes {
         /// The streams' updates.
         lanes: Vec<LaneUpdate>,
+    },
+    /// The page asked for with [`WorkerRequest::Page`].
+    Page {
+        /// The request's id.
+        id: u32,
+        /// The page, when the files build.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        page: Option<String>,
+        /// Why they do not (`App.tsx:3:5: …` each).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        problems: Vec<String>,
     },
 }
 

@@ -51,6 +51,13 @@ test('a finished project that does not build keeps the last good render and says
     .filter({ hasText: /\[build\] App\.tsx:2:\d+/ }).count()) === 1, 'the console does not carry the build error');
   // The last good render stays.
   assert.equal(await preview(page).getByTestId('message').textContent(), 'First version works');
+  // Fix sends the problem, where it is, and the code back to the model.
+  await page.getByTestId('fix-page').click();
+  await assertEventually(async () => (await flint.upstream.requests()).at(-1)?.body.messages
+    .some((m) => /The code builds: App\.tsx:2:\d+/.test(m.content)), 'Fix did not send the build problem');
+  const sent = (await flint.upstream.requests()).at(-1).body.messages.map((m) => m.content).join('\n');
+  assert.match(sent, /const items = \[1, 2, 3;/, 'the broken code was not sent');
+  await waitForStatus(page, 'done', 30_000);
   await context.close();
 });
 
@@ -62,5 +69,48 @@ test('a package the preview lacks is one line naming it and the setting that add
   await line.first().waitFor({ timeout: 5_000 });
   assert.equal(await line.count(), 1);
   assert.match(await line.textContent(), /\[preview\] packages/);
+  await context.close();
+});
+
+test('a React app edited by hand is built again and runs in the preview', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-app@2000', 'a React click counter');
+  await waitForStatus(page, 'done');
+  await preview(page).getByTestId('count').waitFor({ timeout: 10_000 });
+  // An edit as the person makes it: Monaco's text changes (not Flint's own append).
+  await page.evaluate(() => {
+    const model = globalThis.monaco.editor.getEditors().map((e) => e.getModel())
+      .find((m) => m?.getValue().includes('Click counter'));
+    model.setValue(model.getValue().replace('Click counter', 'Tap counter'));
+  });
+  await preview(page).getByRole('heading', { name: 'Tap counter' }).waitFor({ timeout: 10_000 });
+  // A mistake typed next: the preview says where, in the page, rather than showing the code.
+  await page.evaluate(() => {
+    const model = globalThis.monaco.editor.getEditors().map((e) => e.getModel())
+      .find((m) => m?.getValue().includes('Tap counter'));
+    model.setValue(model.getValue().replace('useState<number>(start);', 'useState<number>(start;'));
+  });
+  await preview(page).getByText(/does not build yet/).waitFor({ timeout: 10_000 });
+  assert.match(await preview(page).locator('pre').textContent(), /App\.tsx:\d+:\d+/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a React app from a shared link is held still until "Run this page", then runs', async () => {
+  const maker = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(maker.page, 'scripted/react-app@2000', 'a React click counter');
+  await waitForStatus(maker.page, 'done');
+  await maker.page.getByTestId('share-include-code').check();
+  await maker.page.getByTestId('share-button').click();
+  const url = new URL(await maker.page.getByTestId('share-link').inputValue());
+  await maker.context.close();
+
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url, url.pathname + url.hash);
+  await page.getByTestId('held-page').waitFor({ timeout: 10_000 });
+  await page.waitForTimeout(500);
+  assert.equal(await preview(page).getByTestId('count').count(), 0, 'the shared app ran before anyone asked');
+  await page.getByTestId('run-held-page').click();
+  await preview(page).getByTestId('count').filter({ hasText: 'Clicks: 0' }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(problems, []);
   await context.close();
 });

@@ -60,7 +60,7 @@ enum Kind {
 }
 
 /// File `index`'s text so far, its unfinished line included.
-pub(crate) fn joined(parser: &StreamParser, index: usize) -> String {
+fn joined(parser: &StreamParser, index: usize) -> String {
     let (committed, tail) = parser.visible(Some(index));
     let mut s = String::with_capacity(committed.len() + tail.len());
     s.push_str(committed);

@@ -114,14 +114,18 @@ impl StreamParser {
         self.revision
     }
 
-    /// The main file: the first HTML file, else the first file of any kind; `None` while the answer
-    /// is prose only.
+    /// The main file: the first HTML file, else the first file of any kind, in its last version (a
+    /// file written again under the same name replaces the earlier one, as a project's build reads
+    /// it); `None` while the answer is prose only.
     pub fn main_file(&self) -> Option<usize> {
-        self.files.iter().position(|f| f.language == "html").or(if self.files.is_empty() {
-            None
-        } else {
-            Some(0)
-        })
+        if let Some(html) = self.files.iter().position(|f| f.language == "html") {
+            return Some(html);
+        }
+        let first = self.files.first()?;
+        match &first.name {
+            Some(name) => self.files.iter().rposition(|f| f.name.as_ref() == Some(name)),
+            None => Some(0),
+        }
     }
 
     /// The part of the unfinished line that certainly belongs to `target` (a file index, or `None`

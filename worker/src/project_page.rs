@@ -9,9 +9,9 @@
 //! the gateway (the only paths it serves to opaque-origin frames), and nothing else is fetched.
 //! Tailwind's browser build styles the classes the components use.
 
-use flint_protocol::worker::PreviewPackages;
+use flint_protocol::language::is_react_module;
+use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
-use crate::document::joined;
 use crate::parser::StreamParser;
 use crate::project::{EntryKind, ProjectBuild, build};
 
@@ -25,49 +25,80 @@ pub fn is_project(parser: &StreamParser) -> bool {
         let ext = f.name.as_deref().and_then(|n| n.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
         matches!(ext.as_deref(), Some("tsx" | "jsx" | "ts" | "mts"))
             || matches!(f.language.as_str(), "tsx" | "typescript")
-            || (f.language == "javascript" && imports_react(&f.content))
+            || (f.language == "javascript" && is_react_module(&f.content))
     })
 }
 
-fn imports_react(js: &str) -> bool {
-    js.contains("from 'react'") || js.contains("from \"react\"")
-}
-
-/// The answer's files as a project: `(path, text)`, unfinished lines included. A block without a
-/// path is named by its language (`App.tsx` for the first component, `styles.css`…).
+/// The answer's files as a project: `(path, text)`, complete lines only. A line cut mid-word
+/// often still parses (`export default fun` is a reference to `fun`) and would run a page that
+/// throws in place of the last good one.
 pub fn project_files(parser: &StreamParser) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = Vec::new();
     for (i, file) in parser.files().iter().enumerate() {
-        let path = match &file.name {
-            Some(name) => name.trim_start_matches("./").to_owned(),
-            None => {
-                let (stem, ext) = match file.language.as_str() {
-                    "tsx" => ("App", "tsx"),
-                    "typescript" => ("index", "ts"),
-                    "javascript" => ("App", "jsx"),
-                    "css" => ("styles", "css"),
-                    _ => continue,
-                };
-                let first = format!("{stem}.{ext}");
-                if files.iter().any(|(p, _)| *p == first) { format!("{stem}{i}.{ext}") } else { first }
-            }
-        };
-        files.push((path, joined(parser, i)));
+        if let Some(path) = project_path(file.name.as_deref(), &file.language, i, &files) {
+            files.push((path, parser.visible(Some(i)).0.to_owned()));
+        }
     }
     files
+}
+
+/// An answer's file (a version's, a shared link's) as `(path, text)` for [`files_document`].
+pub fn project_file(file: AnswerFile) -> (String, String) {
+    let path = project_path(file.name.as_deref(), &file.language, 0, &[])
+        .unwrap_or_else(|| file.name.clone().unwrap_or_default());
+    (path, file.content)
+}
+
+/// A file's project path: its name, or one made from its language for a block without a path
+/// (`App.tsx` for the first component, `styles.css`…); `None` for a block no project reads.
+fn project_path(
+    name: Option<&str>,
+    language: &str,
+    index: usize,
+    so_far: &[(String, String)],
+) -> Option<String> {
+    if let Some(name) = name {
+        return Some(name.trim_start_matches("./").to_owned());
+    }
+    let (stem, ext) = match language {
+        "tsx" => ("App", "tsx"),
+        "typescript" => ("index", "ts"),
+        "javascript" => ("App", "jsx"),
+        "css" => ("styles", "css"),
+        _ => return None,
+    };
+    let first = format!("{stem}.{ext}");
+    Some(if so_far.iter().any(|(p, _)| *p == first) { format!("{stem}{index}.{ext}") } else { first })
 }
 
 /// The preview document of the project in `parser`, or the problems that keep it from running
 /// (each a sentence starting with `file:line:column` where there is one).
 pub fn project_document(parser: &StreamParser, packages: &PreviewPackages) -> Result<String, Vec<String>> {
-    let files = project_files(parser);
-    let built = build(&files, None);
+    files_document(&project_files(parser), packages)
+}
+
+/// The preview document of the project `files` (`(path, text)`), or the problems that keep it
+/// from running.
+pub fn files_document(files: &[(String, String)], packages: &PreviewPackages) -> Result<String, Vec<String>> {
+    let built = build(files, None);
     if !built.errors.is_empty() {
         return Err(built.errors.iter().map(ToString::to_string).collect());
     }
     let Some(entry) = &built.entry else {
         return Err(vec!["The answer has no component to show yet (App.tsx or main.tsx).".to_owned()]);
     };
+    // The page imports the entry's default export: a file that has none yet (one just begun)
+    // would run a page that fails to load.
+    let entry_js = built.modules.iter().find(|m| m.path == entry.path).map_or("", |m| m.js.as_str());
+    if entry.kind == EntryKind::Component
+        && !entry_js.contains("export default")
+        && !entry_js.contains(" as default")
+    {
+        return Err(vec![format!(
+            "{}: has no default export (the component the preview shows).",
+            entry.path
+        )]);
+    }
     let missing = missing_packages(&built, packages);
     if !missing.is_empty() {
         return Err(missing);

@@ -111,3 +111,78 @@ fn data_urls_keep_the_text_byte_for_byte() {
     }
     assert_eq!(String::from_utf8(bytes).unwrap(), js);
 }
+
+const ONE_FILE: &str = "import { useState } from 'react';\n\nexport default function App() {\n  const [n, setN] = useState(0);\n  \
+return <button onClick={() => setN(n + 1)}>Clicks: {n}</button>;\n}\n";
+
+fn session() -> crate::session::Session {
+    let mut s = crate::session::Session::new();
+    s.handle(flint_protocol::worker::WorkerRequest::Packages(packages()), 0.0);
+    s
+}
+
+#[test]
+fn the_page_of_a_projects_files_is_built_on_request_or_says_why_not() {
+    use crate::session::Next;
+    use flint_protocol::worker::WorkerRequest;
+    let mut s = session();
+    let file = AnswerFile {
+        name: Some("App.tsx".into()),
+        language: "tsx".into(),
+        content: ONE_FILE.into(),
+        main: true,
+    };
+    match s.handle(WorkerRequest::Page { id: 7, files: vec![file.clone()] }, 1.0) {
+        Next::Page(7, Some(page), problems) => {
+            assert!(page.contains("<script type=\"importmap\">") && problems.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    let broken = AnswerFile { content: ONE_FILE.replace("useState(0)", "useState(0"), ..file };
+    match s.handle(WorkerRequest::Page { id: 8, files: vec![broken] }, 2.0) {
+        Next::Page(8, None, problems) => assert!(problems[0].starts_with("App.tsx:4:"), "{problems:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_edit_of_a_react_component_previews_as_its_built_page() {
+    use crate::session::Next;
+    use flint_protocol::worker::WorkerRequest;
+    let mut s = session();
+    s.handle(WorkerRequest::Reset { stream: 2, preview_only: false, base: Some(ONE_FILE.into()) }, 0.0);
+    let answer = "<<<<<<< SEARCH\n  return <button onClick={() => setN(n + 1)}>Clicks: {n}</button>;\n=======\n  \
+return <button onClick={() => setN(n + 2)}>Taps: {n}</button>;\n>>>>>>> REPLACE\n";
+    s.text(2, answer, 1.0);
+    let mut pages = Vec::new();
+    for at in [20.0, 300.0, 600.0] {
+        pages.extend(s.flush(at).into_iter().filter_map(|u| u.preview.map(|p| (p, u.live))));
+    }
+    if let Next::Send(updates) = s.handle(WorkerRequest::Finish { stream: 2 }, 900.0) {
+        pages.extend(updates.into_iter().filter_map(|u| u.preview.map(|p| (p, u.live))));
+    }
+    let (last, live) = pages.last().expect("a preview");
+    assert!(live, "an edited component's page runs");
+    assert!(last.contains("<script type=\"importmap\">"), "built, not shown as text: {last}");
+    assert!(last.contains("Taps"), "the edit is in the page");
+}
+
+#[test]
+fn a_line_cut_mid_word_is_not_built_and_an_entry_needs_its_default_export() {
+    // `export default fun` parses (a reference to `fun`) and would run a page that throws.
+    let mut p = StreamParser::new();
+    p.push("```tsx App.tsx\nexport default fun");
+    assert!(project_document(&p, &packages()).is_err(), "the cut line was built");
+    let empty = parse("```tsx App.tsx\nconst x = 1;\n```\n");
+    let why = project_document(&empty, &packages()).unwrap_err();
+    assert!(why[0].contains("default export"), "{why:?}");
+}
+
+#[test]
+fn a_file_written_again_is_the_main_file_in_its_last_version() {
+    let p = parse(
+        "```tsx App.tsx\nexport default () => <p>one</p>;\n```\nBetter:\n```tsx App.tsx\nexport default () => <p>two</p>;\n```\n",
+    );
+    let main = p.main_file().expect("a main file");
+    assert!(p.files()[main].content.contains("two"));
+}

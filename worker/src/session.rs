@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use flint_protocol::StreamId;
 use flint_protocol::worker::{BudgetReport, ParsedUpdate, PreviewPackages, WorkerRequest};
 
+use crate::project_page::{files_document, project_file};
+
 use crate::budget::CountedRequest;
 use crate::stream_state::StreamState;
 use crate::tokens::TokenCounter;
@@ -48,6 +50,8 @@ pub enum Next {
     FlushIn(f64),
     /// Send this budget report now (it does not wait for a frame: the page is waiting for it).
     Budget(BudgetReport),
+    /// Send this page now (the page is waiting for it): `(id, page, problems)`.
+    Page(u32, Option<String>, Vec<String>),
 }
 
 /// All streams the page has sent text for, and the parts of its next request.
@@ -102,6 +106,13 @@ impl Session {
             WorkerRequest::Packages(packages) => {
                 self.packages = packages;
                 Next::Idle
+            }
+            WorkerRequest::Page { id, files } => {
+                let files: Vec<(String, String)> = files.into_iter().map(project_file).collect();
+                match files_document(&files, &self.packages) {
+                    Ok(page) => Next::Page(id, Some(page), Vec::new()),
+                    Err(problems) => Next::Page(id, None, problems),
+                }
             }
             // The connection's requests are the glue's.
             WorkerRequest::Connect(_)

@@ -3,13 +3,14 @@
 //! per stream and decides when each sends.
 
 use flint_protocol::StreamId;
+use flint_protocol::language::is_react_module;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate, PreviewPackages};
 
 use crate::diff::diff;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
-use crate::project_page::{is_project, project_document};
+use crate::project_page::{files_document, is_project, project_document};
 use crate::tokens::{IncrementalCount, TokenCounter};
 
 /// Shortest wait between two previews of a project streaming: each is built and run anew (a
@@ -149,8 +150,14 @@ impl StreamState {
             Some(edit) if edit.stream.kind() != EditKind::WholeFile => {
                 // The parser's view is not on screen: showing it later starts afresh.
                 (self.shown, self.preview_revision) = (None, None);
-                let shown =
-                    edit.take_shown(&mut self.preview, self.preview_only, done, now_ms, preview_every_ms);
+                let shown = edit.take_shown(
+                    &mut self.preview,
+                    self.preview_only,
+                    done,
+                    now_ms,
+                    preview_every_ms,
+                    packages,
+                );
                 self.dirty = edit.preview_revision != Some(edit.stream.revision());
                 shown
             }
@@ -300,6 +307,7 @@ impl EditView {
         done: bool,
         now_ms: f64,
         preview_every_ms: f64,
+        packages: &PreviewPackages,
     ) -> Shown {
         let revision = self.stream.revision();
         let held_back = preview_only && !done;
@@ -318,9 +326,19 @@ impl EditView {
             self.shown = Some(revision);
         }
         let mut preview = None;
-        if (self.preview_revision != Some(revision) && pacing.due(now_ms, preview_every_ms)) || done {
+        // An edited React component is built like an answer's (alone: an edit carries one file),
+        // a few times a second, the last good page kept.
+        let project = edited_project(self.stream.language(), self.stream.text());
+        let every = if project { preview_every_ms.max(PROJECT_PREVIEW_MS) } else { preview_every_ms };
+        if (self.preview_revision != Some(revision) && pacing.due(now_ms, every)) || done {
             self.preview_revision = Some(revision);
-            preview = pacing.offer(self.stream.preview(), now_ms, done);
+            let doc = if project {
+                let files = [("App.tsx".to_owned(), self.stream.text().to_owned())];
+                files_document(&files, packages).ok().or_else(|| pacing.last.clone())
+            } else {
+                self.stream.preview()
+            };
+            preview = pacing.offer(doc, now_ms, done);
         }
         let code_edits = line_edits.unwrap_or_default();
         Shown {
@@ -329,8 +347,8 @@ impl EditView {
             language: self.stream.language().to_owned(),
             news: code_reset || !code_edits.is_empty() || preview.is_some(),
             code_edits,
+            live: project && preview.is_some(),
             preview,
-            live: false,
             problems: None,
         }
     }
@@ -352,4 +370,9 @@ fn answer_files(parser: &StreamParser, mut main_text: Option<String>) -> Vec<Ans
             AnswerFile { name: f.name.clone(), language: f.language.clone(), content, main: is_main }
         })
         .collect()
+}
+
+/// Whether an edit stream's file is a React component (built into a page, not shown as text).
+fn edited_project(language: &str, text: &str) -> bool {
+    matches!(language, "tsx" | "typescript") || (language == "javascript" && is_react_module(text))
 }

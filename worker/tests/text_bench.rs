@@ -49,7 +49,7 @@ fn stream_through_session(counter: TokenCounter, base: Option<&str>, answer: &st
         match session.text(1, piece, now) {
             Next::Send(sent) => updates += sent.len(),
             Next::FlushIn(ms) => due = Some(now + ms),
-            Next::Idle | Next::Budget(_) => {}
+            Next::Idle | Next::Budget(_) | Next::Page(..) => {}
         }
     }
     if let Next::Send(sent) = session.handle(WorkerRequest::Finish { stream: 1 }, now + 1.0) {

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use flint_protocol::worker::{
-    BudgetReport, ConnectSettings, ConnectionReport, PreviewPackages, WorkerRequest, WorkerResponse,
+    AnswerFile, BudgetReport, ConnectSettings, ConnectionReport, PreviewPackages, WorkerRequest,
+    WorkerResponse,
 };
 use flint_protocol::{Secret, StartRequest, StreamId};
 use leptos::prelude::*;
@@ -28,6 +29,9 @@ pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
 /// Receives the worker's budget reports.
 type BudgetHandler = Rc<dyn Fn(BudgetReport)>;
+
+/// Receives a page the worker built: the page, or why the files do not build.
+type PageHandler = Box<dyn FnOnce(Result<String, Vec<String>>)>;
 
 /// What [`use_gateway`] returns.
 pub struct UseGatewayReturn<StartFn, CancelFn>
@@ -68,6 +72,12 @@ struct Inner {
     connect: RefCell<Option<ConnectSettings>>,
     keys: RefCell<BTreeMap<String, Option<Secret>>>,
     packages: RefCell<Option<PreviewPackages>>,
+    /// Page requests held until the packages manifest is in (or known missing): built without
+    /// it, a project would say its packages are not built.
+    held_pages: RefCell<Option<Vec<WorkerRequest>>>,
+    /// Pages asked of the worker and not answered yet.
+    pages: RefCell<BTreeMap<u32, PageHandler>>,
+    next_page: Cell<u32>,
     /// The listener of each stream the page still listens to.
     handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
     next_id: Cell<StreamId>,
@@ -105,6 +115,20 @@ impl WorkerLink {
     /// Sends a request about parsing or counting.
     pub fn send(&self, request: &WorkerRequest) {
         self.inner.send(request);
+    }
+
+    /// Asks the worker for the preview page of a project's `files`; `f` gets it, or why they do
+    /// not build.
+    pub fn page(&self, files: Vec<AnswerFile>, f: impl FnOnce(Result<String, Vec<String>>) + 'static) {
+        let inner = &self.inner;
+        let id = inner.next_page.get();
+        inner.next_page.set(id.wrapping_add(1));
+        inner.pages.borrow_mut().insert(id, Box::new(f));
+        let request = WorkerRequest::Page { id, files };
+        match inner.held_pages.borrow_mut().as_mut() {
+            Some(held) => held.push(request),
+            None => inner.send(&request),
+        }
     }
 
     /// Budget reports go to `f` from now on.
@@ -159,6 +183,9 @@ pub fn use_gateway_with_options(
             connect: RefCell::new(None),
             keys: RefCell::new(BTreeMap::new()),
             packages: RefCell::new(None),
+            held_pages: RefCell::new(Some(Vec::new())),
+            pages: RefCell::new(BTreeMap::new()),
+            next_page: Cell::new(1),
             handlers: RefCell::new(BTreeMap::new()),
             next_id: Cell::new(1),
             own_gateway: options.url.is_none(),
@@ -264,6 +291,12 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
                 on_budget(report);
             }
         }
+        WorkerResponse::Page { id, page, problems } => {
+            let handler = inner.pages.borrow_mut().remove(&id);
+            if let Some(handler) = handler {
+                handler(page.ok_or(problems));
+            }
+        }
         WorkerResponse::Ready => {}
     }
 }
@@ -273,14 +306,18 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
 fn fetch_packages(inner: &Rc<Inner>) {
     let weak = SendWrapper::new(Rc::downgrade(inner));
     leptos::task::spawn_local(async move {
-        match get_json::<PreviewPackages>("/vendor/manifest.json").await {
+        let fetched = get_json::<PreviewPackages>("/vendor/manifest.json").await;
+        let Some(inner) = weak.upgrade() else { return };
+        match fetched {
             Ok(packages) => {
-                if let Some(inner) = weak.upgrade() {
-                    inner.send(&WorkerRequest::Packages(packages.clone()));
-                    *inner.packages.borrow_mut() = Some(packages);
-                }
+                inner.send(&WorkerRequest::Packages(packages.clone()));
+                *inner.packages.borrow_mut() = Some(packages);
             }
             Err(err) => leptos::logging::log!("Flint: no preview packages ({err}); React previews need them"),
+        }
+        let held = inner.held_pages.borrow_mut().take().unwrap_or_default();
+        for request in held {
+            inner.send(&request);
         }
     });
 }

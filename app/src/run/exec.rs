@@ -10,6 +10,7 @@ use crate::console::ConsoleLevel;
 use crate::gateway::StreamHandler;
 use crate::generation::{CodeChange, Command, Display, Notice, PreviewChange};
 use crate::interop::preview::Preview;
+use crate::judge::{Check, Checked, Report};
 
 use super::{Inner, RunEvent, Target};
 
@@ -164,6 +165,8 @@ impl Inner {
             Display::Stalled(notice) => state.stalled.set(notice),
             Display::Problems(problems) => {
                 state.error.set(Some(problems_sentence(&problems)));
+                // A check the page failed before it could run: Fix (and auto-fix) send it back.
+                state.checks.set(Checked::Done(build_report(&problems)));
                 state.console.update(|c| {
                     for problem in problems {
                         c.push(ConsoleLevel::Error, format!("[build] {problem}"));
@@ -215,4 +218,15 @@ fn problems_sentence(problems: &[String]) -> String {
     format!(
         "The finished code does not run: {first}{more}. The preview shows the last version that did; Fix can repair it."
     )
+}
+
+/// The report of a project that does not build: one failed check, where it fails.
+fn build_report(problems: &[String]) -> Report {
+    let check = Check {
+        id: "builds".into(),
+        label: "The code builds".into(),
+        passed: false,
+        detail: Some(problems.join("; ")),
+    };
+    Report { checks: vec![check] }
 }

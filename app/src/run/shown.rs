@@ -58,7 +58,7 @@ impl Inner {
         if self.workspace.with_code(|now| now == code) {
             return;
         }
-        self.render(page_of_code(&code));
+        self.render_code(&code);
         self.workspace.set(code);
         self.notify(RunEvent::Edited);
     }
@@ -68,13 +68,33 @@ impl Inner {
     /// or the preview may not exist yet: they get it when attached.
     pub(super) fn show_version(&self, code: String, page: Option<String>, files: Vec<AnswerFile>) {
         self.clear_edit_render();
-        self.render(page.clone().unwrap_or_else(|| page_of_code(&code)));
-        *self.document.borrow_mut() = page;
         self.state.files.set(files);
+        match &page {
+            Some(page) => self.render(page.clone()),
+            None => self.render_code(&code),
+        }
+        *self.document.borrow_mut() = page;
         if let Some(editor) = self.editor.borrow().as_ref() {
             show_in(editor, &code);
         }
         self.workspace.set(code);
+    }
+
+    /// Shows `code` in the main preview: a page as itself, a React project's file as the page the
+    /// worker builds of it with the last answer's other files (a later call wins).
+    pub(super) fn render_code(&self, code: &str) {
+        let files = self.state.files.with_untracked(|files| crate::project::project_of(code, files));
+        let Some(files) = files else {
+            self.render(page_of_code(code));
+            return;
+        };
+        let asked = self.page_seq.get().wrapping_add(1);
+        self.page_seq.set(asked);
+        let weak = self.this.clone();
+        self.worker.page(files, move |built| {
+            let Some(inner) = weak.upgrade().filter(|i| i.page_seq.get() == asked) else { return };
+            inner.render(built.unwrap_or_else(|problems| crate::project::problems_page(&problems)));
+        });
     }
 
     /// Runs a finished `page` in the main preview, now or once it is attached; while the page is

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 
 use super::{Inner, RunEvent, Runner, StreamStatus};
-use crate::export::page_of_code;
 use crate::interop::epoch_ms;
 use crate::review::Review;
 use crate::versions::Origin;
@@ -95,7 +94,7 @@ impl Inner {
             }
         });
         if let Some(code) = result {
-            self.render(page_of_code(&code));
+            self.render_code(&code);
         }
     }
 }
