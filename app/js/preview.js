@@ -33,17 +33,6 @@ export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './previ
 const RESTARTS_MAX = 3;
 const RESTART_WINDOW_MS = 10_000;
 
-// No page gets to talk to the app through its window. Any frame can post to `parent`, and other
-// code in the app (Monaco's setTimeout0 shim) reads `event.data` of every window message: a page
-// posting 100 KB strings in a loop would have the app's main thread deserialise each one. Messages
-// from any window but the app's own stop here, before anyone reads them (a capturing listener on
-// the target runs before the others); the preview's frames use their ports.
-if (typeof window !== 'undefined') {
-  window.addEventListener('message', (event) => {
-    if (event.source !== window) event.stopImmediatePropagation();
-  }, true);
-}
-
 export class FlintPreview {
   constructor(container, runtimeUrl, onConsole) {
     this.container = container;

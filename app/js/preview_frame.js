@@ -3,6 +3,17 @@
 
 const SANDBOX = 'allow-scripts';
 
+// No page gets to talk to the app through its window. Any frame can post to `parent`, and other
+// code in the app (Monaco's setTimeout0 shim) reads `event.data` of every window message: a page
+// posting 100 KB strings in a loop would have the app's main thread deserialise each one. Messages
+// from any window but the app's own stop here, before anyone reads them (a capturing listener on
+// the target runs before the others); the preview's frames use their ports.
+if (typeof window !== 'undefined') {
+  window.addEventListener('message', (event) => {
+    if (event.source !== window) event.stopImmediatePropagation();
+  }, true);
+}
+
 // Messages and bytes a frame may send in a second. The runtime's own capture sends at most about
 // 200 lines a second of at most 4,000 characters (1.6 MB) and one `applied` per snapshot, so a frame
 // past either is not Flint's runtime talking: its port is closed. Bytes as well as messages: 1,500
