@@ -69,7 +69,7 @@ fn half_a_megabyte_in_small_pieces_is_fast() {
         match session.text(7, &text, now) {
             Next::Send(u) => sent += u.len(),
             Next::FlushIn(ms) => timer_at = Some(now + ms),
-            Next::Idle | Next::Budget(_) => {}
+            Next::Idle | Next::Budget(_) | Next::Page(..) => {}
         }
     }
     sent += updates(session.handle(WorkerRequest::Finish { stream: 7 }, now)).len();
