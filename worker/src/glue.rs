@@ -219,20 +219,12 @@ pub fn start() {
     build_counter_when_quiet(worker);
 }
 
-/// A component like those models write, transformed once while the worker is quiet.
-const WARM_COMPONENT: &str = "import { useState } from 'react';\ntype P = { label: string };\n\
-export default function App({ label }: P) {\n  const [n, setN] = useState<number>(0);\n  \
-return <button className=\"p-2\" onClick={() => setN(n + 1)}>{label} {n}</button>;\n}\n";
-
 /// Builds the exact counter once the worker is quiet, checking every [`EXACT_COUNTER_CHECK_MS`].
 fn build_counter_when_quiet(worker: Rc<Worker>) {
     let scope = worker.scope.clone();
     let check = Closure::once_into_js(move || {
         if worker.session.borrow().is_quiet(worker.now(), QUIET_BEFORE_BUILD_MS) {
             worker.upgrade_counter();
-            // The engine compiles the TSX transform's code on its first call (40-280 ms measured,
-            // bench/worker-text.md): paid now, not by a React answer's first preview.
-            let _ = crate::project::transform("Warm.tsx", WARM_COMPONENT);
         } else {
             build_counter_when_quiet(worker);
         }
