@@ -1,14 +1,14 @@
 //! Code that is a React project rather than a page: its preview is built by the worker (the page
 //! asks with `WorkerLink::page`), never shown as text.
 
-use flint_protocol::language::is_react_module;
+use flint_protocol::language::{is_project_file, is_react_module};
 use flint_protocol::worker::AnswerFile;
 
 /// The files to build when `code` (the editor's main file) belongs to a project: the last answer's
 /// `files` with their main file replaced by `code`, or `code` alone as `App.tsx`. `None` for a
 /// page, a stylesheet or plain text.
 pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
-    let in_project = files.iter().any(is_project_file);
+    let in_project = files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content));
     if !in_project && !is_react_module(code) {
         return None;
     }
@@ -23,12 +23,6 @@ pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
         }),
     }
     Some(files)
-}
-
-fn is_project_file(file: &AnswerFile) -> bool {
-    let ext = file.name.as_deref().and_then(|n| n.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
-    matches!(ext.as_deref(), Some("tsx" | "jsx" | "ts" | "mts"))
-        || matches!(file.language.as_str(), "tsx" | "typescript")
 }
 
 /// What the preview shows while a project's code does not build: where, and that the last page

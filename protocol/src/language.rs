@@ -51,6 +51,15 @@ pub fn is_react_module(code: &str) -> bool {
     })
 }
 
+/// Whether a file belongs to a React project (built, not shown as a page): a TypeScript or JSX
+/// name or language, or JavaScript that is a React module. The worker and the app both ask this.
+pub fn is_project_file(name: Option<&str>, language: &str, text: &str) -> bool {
+    let ext = name.and_then(|n| n.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("tsx" | "jsx" | "ts" | "mts"))
+        || matches!(language, "tsx" | "typescript")
+        || (language == "javascript" && is_react_module(text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{code_language, is_react_module};

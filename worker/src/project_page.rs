@@ -9,7 +9,7 @@
 //! the gateway (the only paths it serves to opaque-origin frames), and nothing else is fetched.
 //! Tailwind's browser build styles the classes the components use.
 
-use flint_protocol::language::is_react_module;
+use flint_protocol::language::is_project_file;
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
@@ -21,12 +21,7 @@ const MOUNT_IMPORTS: [&str; 2] = ["react-dom/client", "react/jsx-dev-runtime"];
 /// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
 /// file, or JavaScript that imports React.
 pub fn is_project(parser: &StreamParser) -> bool {
-    parser.files().iter().any(|f| {
-        let ext = f.name.as_deref().and_then(|n| n.rsplit_once('.')).map(|(_, e)| e.to_ascii_lowercase());
-        matches!(ext.as_deref(), Some("tsx" | "jsx" | "ts" | "mts"))
-            || matches!(f.language.as_str(), "tsx" | "typescript")
-            || (f.language == "javascript" && is_react_module(&f.content))
-    })
+    parser.files().iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content))
 }
 
 /// The answer's files as a project: `(path, text)`, complete lines only. A line cut mid-word

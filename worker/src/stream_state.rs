@@ -3,7 +3,7 @@
 //! per stream and decides when each sends.
 
 use flint_protocol::StreamId;
-use flint_protocol::language::is_react_module;
+use flint_protocol::language::is_project_file;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate, PreviewPackages};
 
 use crate::diff::diff;
@@ -328,7 +328,7 @@ impl EditView {
         let mut preview = None;
         // An edited React component is built like an answer's (alone: an edit carries one file),
         // a few times a second, the last good page kept.
-        let project = edited_project(self.stream.language(), self.stream.text());
+        let project = is_project_file(None, self.stream.language(), self.stream.text());
         let every = if project { preview_every_ms.max(PROJECT_PREVIEW_MS) } else { preview_every_ms };
         if (self.preview_revision != Some(revision) && pacing.due(now_ms, every)) || done {
             self.preview_revision = Some(revision);
@@ -370,9 +370,4 @@ fn answer_files(parser: &StreamParser, mut main_text: Option<String>) -> Vec<Ans
             AnswerFile { name: f.name.clone(), language: f.language.clone(), content, main: is_main }
         })
         .collect()
-}
-
-/// Whether an edit stream's file is a React component (built into a page, not shown as text).
-fn edited_project(language: &str, text: &str) -> bool {
-    matches!(language, "tsx" | "typescript") || (language == "javascript" && is_react_module(text))
 }
