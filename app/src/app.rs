@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use crate::budget::use_budget;
 use crate::components::{
     CodeEditor, CodePane, ConnectionStatus, ConsolePanel, DiffReview, ErrorMessage, ExportMenu, FailedEdits,
-    FoundOffer, GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys, OwnKeysButton,
-    Preview, PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton,
+    FileTabs, FoundOffer, GatewayProblem, HistoryPanel, MetricsBar, ModelNotice, ModelPicker, OwnKeys,
+    OwnKeysButton, Preview, PreviewTabs, ProfileHint, ProfileToggle, PromptBox, RestoredNotice, ShareButton,
     SharedLinkBanner, StorageWarning, ThinkingPanel, VariationsGrid, VersionsBar, provide_preview_width,
 };
 use crate::context::{
@@ -121,6 +121,7 @@ pub fn App() -> impl IntoView {
                         <VersionsBar />
                         <ExportMenu />
                     </div>
+                    <FileTabs />
                     // Hidden, not unmounted, during a review: Monaco keeps its state.
                     <div class="editor-body" class:hidden=move || reviewing.get()>
                         <CodeEditor />

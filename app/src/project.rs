@@ -2,12 +2,17 @@
 //! asks with `WorkerLink::page`), never shown as text.
 
 use flint_protocol::language::{is_project_file, is_react_module};
+use flint_protocol::project::{bundle, unbundle};
 use flint_protocol::worker::AnswerFile;
 
-/// The files to build when `code` (the editor's main file) belongs to a project: the last answer's
-/// `files` with their main file replaced by `code`, or `code` alone as `App.tsx`. `None` for a
-/// page, a stylesheet or plain text.
+/// The files to build when `code` is a project: its own files when it holds them all (what
+/// Flint keeps of a project, [`unbundle`]); else, for a lone module, the last answer's `files`
+/// with their main file replaced by `code`, or `code` alone as `App.tsx`. `None` for a page, a
+/// stylesheet or plain text.
 pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
+    if let Some(own) = unbundle(code) {
+        return Some(own);
+    }
     let in_project = files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content));
     if !in_project && !is_react_module(code) {
         return None;
@@ -23,6 +28,35 @@ pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
         }),
     }
     Some(files)
+}
+
+/// The code a finished answer with `files` leaves in the workspace: all its files when they are a
+/// project, else its main file.
+pub fn answer_code(files: &[AnswerFile]) -> Option<String> {
+    bundle(files).or_else(|| files.iter().find(|f| f.main).map(|f| f.content.clone()))
+}
+
+/// What the editor shows of `code` with `open` asked for: a project's file of that path (else its
+/// main file), with its path; the code itself, with `None`, when it is not a project.
+pub fn shown_file(code: &str, open: Option<&str>) -> (Option<String>, &'static str, String) {
+    let Some(files) = unbundle(code) else {
+        return (None, flint_protocol::language::code_language(code), code.to_owned());
+    };
+    let at = files.iter().position(|f| f.name.as_deref() == open).unwrap_or(0);
+    let file = files.into_iter().nth(at).unwrap_or_else(|| unreachable!("a project has files"));
+    (file.name, monaco_language(&file.language), file.content)
+}
+
+/// The editor's (Monaco's) language for a project file's fence language.
+fn monaco_language(language: &str) -> &'static str {
+    match language {
+        "tsx" | "typescript" => "typescript",
+        "css" => "css",
+        "json" => "json",
+        "html" => "html",
+        "javascript" | "jsx" => "javascript",
+        _ => "plaintext",
+    }
 }
 
 /// What the preview shows while a project's code does not build: where, and that the last page
@@ -63,6 +97,25 @@ mod tests {
         assert_eq!(alone[0].name.as_deref(), Some("App.tsx"));
         assert!(project_of("<!DOCTYPE html><p>hi</p>", &[file("index.html", "html", "x", true)]).is_none());
         assert!(project_of("body { color: red }", &[]).is_none());
+    }
+
+    #[test]
+    fn a_kept_project_is_built_and_shown_a_file_at_a_time() {
+        let files = [file("App.tsx", "tsx", "app\n", true), file("components/B.tsx", "tsx", "b\n", false)];
+        let code = answer_code(&files).expect("a project");
+        let built = project_of(&code, &[]).expect("its own files");
+        assert_eq!(built.len(), 2);
+        assert_eq!(
+            shown_file(&code, Some("components/B.tsx")),
+            (Some("components/B.tsx".into()), "typescript", "b\n".into())
+        );
+        assert_eq!(
+            shown_file(&code, Some("gone.tsx")).0.as_deref(),
+            Some("App.tsx"),
+            "a file no longer there: the main one"
+        );
+        assert_eq!(shown_file("<p>", Some("App.tsx")), (None, "html", "<p>".into()));
+        assert_eq!(answer_code(&[file("index.html", "html", "<p>", true)]).as_deref(), Some("<p>"));
     }
 
     #[test]

@@ -164,7 +164,7 @@ impl Runner {
         let inner = self.inner();
         if let Some(editor) = &mut editor {
             if let Some(code) = self.workspace.nonblank() {
-                shown::show_in(editor, &code);
+                shown::show_in(editor, &code, self.state.open_file);
             }
             let weak = Rc::downgrade(&inner);
             editor.on_edit(move || {
@@ -181,11 +181,14 @@ impl Runner {
     pub fn page(&self) -> Option<String> {
         let code = self.code().filter(|c| !c.trim().is_empty())?;
         let composed = self.state.files.with_untracked(|files| {
-            // The answer's own page while its main file is unchanged (its files inlined, or a
-            // React project built).
-            files.iter().find(|f| f.main && f.content == code)?;
-            self.inner().document.borrow().clone()
+            // The answer's own page while its code is unchanged (its files inlined, or a React
+            // project built).
+            (crate::project::answer_code(files)? == code).then(|| self.inner().document.borrow().clone())?
         });
+        if composed.is_none() && crate::project::project_of(&code, &[]).is_some() {
+            // A project changed since its answer: the page the worker last built of it.
+            return self.inner().shown_page.borrow().clone();
+        }
         Some(composed.unwrap_or_else(|| page_of_code(&code)))
     }
 
@@ -207,6 +210,14 @@ impl Runner {
         inner.expect.replace(Expect::default());
         inner.keep_version_from(None, &code, "", "", Origin::Opened);
         inner.show_version(code, None, Vec::new());
+    }
+
+    /// Shows the project's file at `path` in the editor (a file tab); nothing while an answer
+    /// streams into it.
+    pub fn open_file(&self, path: String) {
+        if self.state.status.get_untracked() != StreamStatus::Streaming {
+            self.inner().open_file(path);
+        }
     }
 
     /// Asks the worker to count the next request (see [`RunState::budget`] for its answer).

@@ -78,7 +78,7 @@ impl Workspace {
         match change {
             CodeChange::Begin => {}
             CodeChange::Finish => self.version.update(|v| *v += 1),
-            CodeChange::Replace(code) => self.set(code.clone()),
+            CodeChange::Replace(code) | CodeChange::Project(code) => self.set(code.clone()),
             CodeChange::Reset(_) => self.stream(String::clear),
             CodeChange::Append(text) => self.stream(|code| code.push_str(text)),
             CodeChange::EditLines(edits) => self.stream(|code| {

@@ -40,6 +40,18 @@ string is its language and path, for example ```tsx App.tsx or ```tsx components
 with Tailwind CSS classes. Import only react, react-dom, lucide-react, clsx, zustand, date-fns, \
 recharts, framer-motion and d3; make no network requests. Write nothing before or after the blocks.";
 
+/// The system prompt for an edit of a React project (the current code is its files, each in a fence
+/// named by its path, see [`crate::project`]): search/replace blocks under the path of the file
+/// they change, or files written whole (the form `flint_worker::edits` and the edit stream read).
+pub const REACT_EDIT_SYSTEM_PROMPT: &str = "You are Flint, an expert React developer. You are given the current files of a React project, each in a fenced block named by its path, and an instruction. Change only what the instruction needs, as search/replace blocks, each under a line with the path of the file it changes:
+components/Button.tsx
+<<<<<<< SEARCH
+lines copied exactly from that file, with enough context to occur only once in it
+=======
+the lines that replace them
+>>>>>>> REPLACE
+Use one block per separate change; blocks must not overlap. To add a file, or to rewrite most of one, write the whole file in a fenced code block named by its path, for example ```tsx components/Card.tsx. Import only react, react-dom, lucide-react, clsx, zustand, date-fns, recharts, framer-motion and d3. Write at most one short sentence besides the blocks.";
+
 /// What a project is made of, which decides the system prompt and how the preview runs it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -124,9 +136,14 @@ pub struct RequestParts<'a> {
 }
 
 impl RequestParts<'_> {
-    /// The system prompt this request uses.
+    /// The system prompt this request uses: an edit's follows the current code's form (a
+    /// project's files, or one page).
     pub fn system(&self) -> &'static str {
-        if self.file.is_some() { EDIT_SYSTEM_PROMPT } else { self.kind.system_prompt() }
+        match self.file {
+            Some(file) if crate::project::sections(file).is_some() => REACT_EDIT_SYSTEM_PROMPT,
+            Some(_) => EDIT_SYSTEM_PROMPT,
+            None => self.kind.system_prompt(),
+        }
     }
 
     /// The messages, leaving out the oldest `dropped` turns of history (the budget's plan).
@@ -156,8 +173,11 @@ pub fn goal_text(goal: &str) -> String {
     )
 }
 
-/// The current file as it opens the user's message.
+/// The current file (or a project's files) as it opens the user's message.
 pub fn file_text(file: &str) -> String {
+    if crate::project::sections(file).is_some() {
+        return format!("The current files:\n{}\nInstruction: ", fenced(file));
+    }
     format!("The current file:\n{}\n\nInstruction: ", fenced(file))
 }
 
@@ -176,8 +196,12 @@ pub fn turn_answer(turn: &Turn, file: Option<&str>) -> String {
     }
 }
 
-/// Code in an ```` ```html ```` fence, with a fence long enough that the code cannot close it.
+/// Code in an ```` ```html ```` fence, with a fence long enough that the code cannot close it; a
+/// project's files are already fenced, each by its path.
 fn fenced(code: &str) -> String {
+    if crate::project::sections(code).is_some() {
+        return code.to_owned();
+    }
     let longest =
         code.lines().map(|l| l.trim_start().chars().take_while(|&c| c == '`').count()).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
@@ -268,6 +292,15 @@ mod tests {
         assert_eq!(fresh.messages(0)[0].content, REACT_SYSTEM_PROMPT);
         let edit = RequestParts { file: Some("<p>x</p>"), ..fresh };
         assert_eq!(edit.system(), EDIT_SYSTEM_PROMPT);
+        let project = "```tsx App.tsx\nexport default () => <p/>;\n```\n\n```css a.css\np {}\n```\n";
+        let edit = RequestParts { file: Some(project), ..fresh };
+        assert_eq!(edit.system(), REACT_EDIT_SYSTEM_PROMPT);
+        let m = edit.messages(0);
+        assert_eq!(
+            m[1].content,
+            format!("The current files:\n{project}\nInstruction: x"),
+            "sent as they are kept"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! whole-file answer as it shows any stream; this module only decides and reports.
 
 use flint_protocol::language::code_language;
+use flint_protocol::project::sections;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit, LineEdit};
 
 use crate::document::file_preview;
@@ -39,6 +40,13 @@ pub struct EditStream {
     failed: Vec<FailedEdit>,
     /// Bytes of the answer whose lines were checked for the kind.
     scanned: usize,
+    /// Search/replace blocks met (their spans in the answer are the block parser's).
+    blocks_met: usize,
+    /// The base is a project (`flint_protocol::project`): a file the answer writes whole replaces
+    /// that file, or joins the project.
+    project: bool,
+    /// The answer's files already merged into the project.
+    merged: usize,
     seen_search: bool,
     seen_page: bool,
     kind: EditKind,
@@ -49,7 +57,9 @@ pub struct EditStream {
 impl EditStream {
     /// An edit of `base`, before any answer.
     pub fn new(base: String) -> Self {
-        let language = code_language(&base);
+        let project = sections(&base).is_some();
+        // A project's text is its files in fences: Markdown is how it reads while an edit streams.
+        let language = if project { "markdown" } else { code_language(&base) };
         Self {
             text: base.clone(),
             file: EditedFile::new(base),
@@ -62,6 +72,9 @@ impl EditStream {
             applied: 0,
             failed: Vec::new(),
             scanned: 0,
+            blocks_met: 0,
+            project,
+            merged: 0,
             seen_search: false,
             seen_page: false,
             kind: EditKind::Prose,
@@ -73,8 +86,9 @@ impl EditStream {
     /// `chunk`) and `parser` has parsed it.
     pub fn push(&mut self, chunk: &str, answer: &str, parser: &StreamParser) {
         for block in self.blocks.push(chunk) {
-            self.apply(&block);
+            self.apply_block(&block);
         }
+        self.merge_files(parser, false);
         // Only the chunk can hold a new line break: looking for it in the whole unscanned rest would
         // make a long minified line quadratic.
         if let Some(i) = chunk.rfind('\n') {
@@ -91,8 +105,9 @@ impl EditStream {
     pub fn finish(&mut self, answer: &str, parser: &StreamParser) {
         let finish = self.blocks.finish();
         for block in &finish.blocks {
-            self.apply(block);
+            self.apply_block(block);
         }
+        self.merge_files(parser, true);
         if let Some(block) = finish.unfinished {
             self.numbered += 1;
             self.failed.push(FailedEdit {
@@ -173,10 +188,35 @@ impl EditStream {
         AnswerFile { name: None, language: self.language.to_owned(), content: self.text.clone(), main: true }
     }
 
-    fn apply(&mut self, block: &EditBlock) {
-        let index = self.numbered as usize;
+    fn apply_block(&mut self, block: &EditBlock) {
+        let at = self.blocks.spans().get(self.blocks_met).cloned().unwrap_or_default();
+        self.blocks_met += 1;
+        self.apply(block, at);
+    }
+
+    /// In a project, each file the answer wrote whole (a fenced block named by its path, that is
+    /// not itself search/replace blocks) replaces that file or joins the project, as a block whose
+    /// SEARCH is the file's text. `all`: the answer ended, an unclosed last file counts.
+    fn merge_files(&mut self, parser: &StreamParser, all: bool) {
+        if !self.project {
+            return;
+        }
+        let files = parser.files();
+        while let Some(file) = files.get(self.merged).filter(|f| f.closed || all) {
+            self.merged += 1;
+            let Some(path) = file.name.as_deref() else { continue };
+            if file.content.trim().is_empty() || answer_kind(&file.content) == AnswerKind::Edits {
+                continue;
+            }
+            let search = self.file.project_file(path).unwrap_or_default();
+            let block = EditBlock { search, replace: file.content.clone(), file: Some(path.to_owned()) };
+            self.seen_search = true;
+            self.apply(&block, 0..0);
+        }
+    }
+
+    fn apply(&mut self, block: &EditBlock, at: std::ops::Range<usize>) {
         self.numbered += 1;
-        let at = self.blocks.spans().get(index).cloned().unwrap_or_default();
         let reason = match self.file.apply(block) {
             Outcome::Applied(applied) => {
                 self.applied += 1;

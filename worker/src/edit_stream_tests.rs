@@ -109,3 +109,38 @@ fn an_html_snippet_does_not_replace_a_page_but_a_whole_document_does() {
     let (edit, _) = stream(BASE, page, 4);
     assert_eq!(edit.kind(), EditKind::WholeFile);
 }
+
+#[test]
+fn in_a_project_a_file_written_whole_replaces_its_own_and_a_new_one_joins() {
+    let file = |name: &str, content: &str, main| flint_protocol::worker::AnswerFile {
+        name: Some(name.into()),
+        language: "tsx".into(),
+        content: content.into(),
+        main,
+    };
+    let base = flint_protocol::project::bundle(&[
+        file("App.tsx", "import { B } from './B';\nexport default () => <B/>;\n", true),
+        file("B.tsx", "export const B = () => <b>old</b>;\n", false),
+    ])
+    .unwrap();
+    let answer = "Here are the changes.\n\n```tsx B.tsx\nexport const B = () => <b>new</b>;\n```\n\n\
+                  ```tsx C.tsx\nexport const C = 1;\n```\n\n```tsx App.tsx\n<<<<<<< SEARCH\nexport default () => <B/>;\n\
+                  =======\nexport default () => <main><B/></main>;\n>>>>>>> REPLACE\n```\n";
+    for size in [1, 5, answer.len()] {
+        let (edit, parser) = stream(&base, answer, size);
+        assert_eq!(edit.kind(), EditKind::Edits, "file by file, reviewed like blocks");
+        let files = flint_protocol::project::unbundle(&edit.final_text(&parser)).expect("still a project");
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(
+            contents,
+            [
+                "import { B } from './B';\nexport default () => <main><B/></main>;\n",
+                "export const B = () => <b>new</b>;\n",
+                "export const C = 1;\n"
+            ],
+            "chunks of {size}"
+        );
+        assert_eq!(edit.report().applied, 3);
+        assert_eq!(edit.language(), "markdown");
+    }
+}

@@ -21,6 +21,12 @@
 //!   file (so an empty file can be filled with one block).
 //! - Blocks may sit inside or outside a ```` ``` ```` fence; all other text is prose and ignored.
 //!   Inside a block a fence line is content.
+//! - In a project (several files, see `flint_protocol::project`), a block names its file: the last
+//!   line of prose before it that is a path (`components/Button.tsx`, `` `App.tsx`: ``, a fence
+//!   ```` ```tsx App.tsx ````) names the file of every block after it until another does. Its
+//!   SEARCH is looked for in that file only; an empty SEARCH appends to it, or adds the file when
+//!   the project has none of that path. A name the project lacks with a SEARCH is looked for in
+//!   every file. In a single file names are not needed and ignored.
 //! - Every block is matched against the file as it was **before the answer** (the file the model
 //!   saw), so blocks do not depend on one another. A block that does not apply is reported: its
 //!   SEARCH text is missing ([`Outcome::NotFound`]), occurs more than once ([`Outcome::Ambiguous`]:
@@ -39,6 +45,8 @@ pub struct EditBlock {
     pub search: String,
     /// Lines to put in their place; empty: delete them.
     pub replace: String,
+    /// The file it names, if any (see the [module docs](self)).
+    pub file: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -90,6 +98,8 @@ pub struct BlockParser {
     block_start: usize,
     /// Where each completed block lies in the answer.
     spans: Vec<Range<usize>>,
+    /// The file the last path line named: the next block's.
+    file: Option<String>,
 }
 
 /// What remained when the stream ended.
@@ -171,11 +181,16 @@ impl BlockParser {
             (State::Prose, Some(Marker::Search)) => {
                 self.state = State::Search;
                 self.block_start = at.start;
+                self.block.file.clone_from(&self.file);
             }
-            (State::Prose, _) => {}
+            (State::Prose, _) => {
+                if let Some(path) = path_line(line) {
+                    self.file = Some(path);
+                }
+            }
             (State::Search | State::Replace, Some(Marker::Search)) => {
                 self.malformed += 1;
-                self.block = EditBlock::default();
+                self.block = EditBlock { file: self.file.clone(), ..EditBlock::default() };
                 self.state = State::Search;
                 self.block_start = at.start;
             }
@@ -189,6 +204,34 @@ impl BlockParser {
             (State::Replace, _) => push_line(&mut self.block.replace, line),
         }
     }
+}
+
+/// The path a line of prose names, if it is only that: `components/Button.tsx`, `` `App.tsx`: ``,
+/// `**File: App.tsx**`, `### App.tsx`, or a fence ```` ```tsx App.tsx ````. A sentence is not a
+/// path, nor a URL.
+fn path_line(line: &str) -> Option<String> {
+    let line = line.trim();
+    let word = match line.strip_prefix("```") {
+        Some(info) => info.split_whitespace().last()?,
+        None => {
+            let bare =
+                line.trim_matches(|c: char| matches!(c, '*' | '`' | '#' | ':' | '_') || c.is_whitespace());
+            let bare = ["File:", "file:", "Path:", "path:"]
+                .iter()
+                .find_map(|p| bare.strip_prefix(p))
+                .unwrap_or(bare);
+            bare.trim_matches(|c: char| matches!(c, '*' | '`' | ':') || c.is_whitespace())
+        }
+    };
+    let word = word.trim_start_matches("./");
+    let (stem, ext) = word.rsplit_once('.')?;
+    let is_path = !stem.is_empty()
+        && word.len() <= 200
+        && !word.contains("://")
+        && (1..=5).contains(&ext.len())
+        && ext.bytes().all(|b| b.is_ascii_alphabetic())
+        && word.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'@'));
+    is_path.then(|| word.to_owned())
 }
 
 fn push_line(text: &mut String, line: &str) {
@@ -241,6 +284,9 @@ mod line_hash;
 use apply::split_lines;
 pub use apply::{Applied, EditedFile, Outcome, apply_edits};
 
+#[cfg(test)]
+#[path = "edits/project_tests.rs"]
+mod project_tests;
 #[cfg(test)]
 #[path = "edits_tests.rs"]
 mod tests;

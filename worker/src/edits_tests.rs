@@ -3,7 +3,7 @@
 use super::*;
 
 fn block(search: &str, replace: &str) -> EditBlock {
-    EditBlock { search: search.into(), replace: replace.into() }
+    EditBlock { search: search.into(), replace: replace.into(), file: None }
 }
 
 fn applied(outcome: &Outcome) -> &Applied {

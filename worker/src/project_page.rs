@@ -10,6 +10,7 @@
 //! Tailwind's browser build styles the classes the components use.
 
 use flint_protocol::language::is_project_file;
+use flint_protocol::project::{project_path, unbundle};
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
@@ -30,11 +31,21 @@ pub fn is_project(parser: &StreamParser) -> bool {
 pub fn project_files(parser: &StreamParser) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = Vec::new();
     for (i, file) in parser.files().iter().enumerate() {
-        if let Some(path) = project_path(file.name.as_deref(), &file.language, i, &files) {
+        let taken: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        if let Some(path) = project_path(file.name.as_deref(), &file.language, i, &taken) {
             files.push((path, parser.visible(Some(i)).0.to_owned()));
         }
     }
     files
+}
+
+/// The files an edit stream's text builds: a project's text ([`unbundle`]) is its files; a lone
+/// component is `App.tsx`; `None` for anything else (a page).
+pub fn edited_files(language: &str, text: &str) -> Option<Vec<(String, String)>> {
+    if let Some(files) = unbundle(text) {
+        return Some(files.into_iter().map(project_file).collect());
+    }
+    is_project_file(None, language, text).then(|| vec![("App.tsx".to_owned(), text.to_owned())])
 }
 
 /// An answer's file (a version's, a shared link's) as `(path, text)` for [`files_document`].
@@ -42,28 +53,6 @@ pub fn project_file(file: AnswerFile) -> (String, String) {
     let path = project_path(file.name.as_deref(), &file.language, 0, &[])
         .unwrap_or_else(|| file.name.clone().unwrap_or_default());
     (path, file.content)
-}
-
-/// A file's project path: its name, or one made from its language for a block without a path
-/// (`App.tsx` for the first component, `styles.css`…); `None` for a block no project reads.
-fn project_path(
-    name: Option<&str>,
-    language: &str,
-    index: usize,
-    so_far: &[(String, String)],
-) -> Option<String> {
-    if let Some(name) = name {
-        return Some(name.trim_start_matches("./").to_owned());
-    }
-    let (stem, ext) = match language {
-        "tsx" => ("App", "tsx"),
-        "typescript" => ("index", "ts"),
-        "javascript" => ("App", "jsx"),
-        "css" => ("styles", "css"),
-        _ => return None,
-    };
-    let first = format!("{stem}.{ext}");
-    Some(if so_far.iter().any(|(p, _)| *p == first) { format!("{stem}{index}.{ext}") } else { first })
 }
 
 /// The preview document of the project in `parser`, or the problems that keep it from running

@@ -186,3 +186,26 @@ fn a_file_written_again_is_the_main_file_in_its_last_version() {
     let main = p.main_file().expect("a main file");
     assert!(p.files()[main].content.contains("two"));
 }
+
+#[test]
+fn a_kept_project_reads_back_as_the_files_it_was_made_of() {
+    // The app keeps a project as `bundle`'s text and sends it back as an edit's base: the parser
+    // must read it as the same files, in the same order, the first one main.
+    let answer = parse(APP);
+    let files: Vec<AnswerFile> = answer
+        .files()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| AnswerFile {
+            name: f.name.clone(),
+            language: f.language.clone(),
+            content: f.content.clone(),
+            main: answer.main_file() == Some(i),
+        })
+        .collect();
+    let kept = flint_protocol::project::bundle(&files).expect("a project");
+    let reread = parse(&kept);
+    assert_eq!(project_files(&reread), project_files(&answer));
+    assert_eq!(edited_files("plaintext", &kept).as_ref(), Some(&project_files(&answer)));
+    assert_eq!(edited_files("html", "<p>a page</p>"), None);
+}

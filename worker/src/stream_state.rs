@@ -3,14 +3,13 @@
 //! per stream and decides when each sends.
 
 use flint_protocol::StreamId;
-use flint_protocol::language::is_project_file;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate, PreviewPackages};
 
 use crate::diff::diff;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
-use crate::project_page::{files_document, is_project, project_document};
+use crate::project_page::{edited_files, files_document, is_project, project_document};
 use crate::tokens::{IncrementalCount, TokenCounter};
 
 /// Shortest wait between two previews of a project streaming: each is built and run anew (a
@@ -326,17 +325,16 @@ impl EditView {
             self.shown = Some(revision);
         }
         let mut preview = None;
-        // An edited React component is built like an answer's (alone: an edit carries one file),
-        // a few times a second, the last good page kept.
-        let project = is_project_file(None, self.stream.language(), self.stream.text());
-        let every = if project { preview_every_ms.max(PROJECT_PREVIEW_MS) } else { preview_every_ms };
+        // An edited project (or lone component) is built like an answer, a few times a second,
+        // the last good page kept.
+        let project = edited_files(self.stream.language(), self.stream.text());
+        let every =
+            if project.is_some() { preview_every_ms.max(PROJECT_PREVIEW_MS) } else { preview_every_ms };
         if (self.preview_revision != Some(revision) && pacing.due(now_ms, every)) || done {
             self.preview_revision = Some(revision);
-            let doc = if project {
-                let files = [("App.tsx".to_owned(), self.stream.text().to_owned())];
-                files_document(&files, packages).ok().or_else(|| pacing.last.clone())
-            } else {
-                self.stream.preview()
+            let doc = match &project {
+                Some(files) => files_document(files, packages).ok().or_else(|| pacing.last.clone()),
+                None => self.stream.preview(),
             };
             preview = pacing.offer(doc, now_ms, done);
         }
@@ -347,7 +345,7 @@ impl EditView {
             language: self.stream.language().to_owned(),
             news: code_reset || !code_edits.is_empty() || preview.is_some(),
             code_edits,
-            live: project && preview.is_some(),
+            live: project.is_some() && preview.is_some(),
             preview,
             problems: None,
         }

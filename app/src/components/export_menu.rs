@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use flint_protocol::project::unbundle;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -24,7 +25,12 @@ pub fn ExportMenu() -> impl IntoView {
     let draft = expect_draft();
     let note = RwSignal::new(None::<String>);
     let files = runner.state().files;
-    let several_files = Memo::new(move |_| files.with(|f| f.len() > 1));
+    let workspace = runner.workspace();
+    // A project keeps all its files in its code (a restored or shared one has no answer's files).
+    let several_files = Memo::new(move |_| {
+        workspace.track();
+        files.with(|f| f.len() > 1) || workspace.with_code(|code| unbundle(code).is_some())
+    });
 
     let say = move |text: String| {
         note.set(Some(text.clone()));
@@ -77,7 +83,11 @@ pub fn ExportMenu() -> impl IntoView {
         }
     };
     let save_zip = move |_| {
-        let zip = files.with_untracked(|files| answer_zip(files, runner.code().as_deref()));
+        let code = runner.code();
+        let zip = match code.as_deref().and_then(unbundle) {
+            Some(own) => answer_zip(&own, None),
+            None => files.with_untracked(|files| answer_zip(files, code.as_deref())),
+        };
         let name = format!("{}.zip", file_stem(&draft.prompt.get_untracked()));
         match download(&name, "application/zip", &zip) {
             Ok(()) => say(format!("Saved {name}")),

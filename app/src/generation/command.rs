@@ -72,6 +72,9 @@ pub enum CodeChange {
     Finish,
     /// Replace it whole with finished code (an edit's base while its proposal is reviewed).
     Replace(String),
+    /// The finished answer is a project: the code becomes all its files
+    /// ([`flint_protocol::project::bundle`]); the editor goes on showing the main file.
+    Project(String),
 }
 
 /// A change to the generation's preview (the main one for [`Surface::Editor`], else its tile's).

@@ -1,7 +1,8 @@
 //! The parser worker's updates: the code and the preview as the answer streams, and what the
 //! finished answer leaves (a version, a review, the files).
 
-use flint_protocol::worker::{EditReport, ParsedUpdate, apply_line_edits};
+use flint_protocol::project::bundle;
+use flint_protocol::worker::{EditKind, EditReport, ParsedUpdate, apply_line_edits};
 
 use super::group::edit_note;
 use super::{
@@ -30,6 +31,11 @@ impl Generation {
         let changed = self.take_code(&update, &mut out);
         if let Some(problems) = update.problems.clone().filter(|p| !p.is_empty()) {
             out.push(Command::Show(Display::Problems(problems)));
+        }
+        let whole = update.edits.as_ref().is_none_or(|r| r.kind == EditKind::WholeFile);
+        if let Some(kept) = update.done.then(|| bundle(&update.files)).flatten().filter(|_| whole) {
+            self.code.clone_from(&kept);
+            out.push(Command::Code(CodeChange::Project(kept)));
         }
         if update.done {
             out.push(Command::Code(CodeChange::Finish));
@@ -79,6 +85,10 @@ impl Generation {
         let mut ignored = Vec::new();
         self.take_code(&update, &mut ignored);
         if update.done {
+            let whole = update.edits.as_ref().is_none_or(|r| r.kind == EditKind::WholeFile);
+            if let Some(kept) = bundle(&update.files).filter(|_| whole) {
+                self.code = kept;
+            }
             self.files = update.files;
             out.push(Command::Show(Display::Note(update.edits.as_ref().and_then(edit_note))));
         }

@@ -41,7 +41,7 @@ impl Screen {
                 Command::Code(CodeChange::EditLines(edits)) => {
                     self.code = apply_line_edits(&self.code, &edits).expect("edits fit the code");
                 }
-                Command::Code(CodeChange::Replace(code)) => self.code = code,
+                Command::Code(CodeChange::Replace(code) | CodeChange::Project(code)) => self.code = code,
                 Command::Code(CodeChange::Begin | CodeChange::Finish) => {}
                 Command::Preview(PreviewChange::Run(doc)) => self.ran.push(doc),
                 Command::Preview(_) => {}
@@ -380,3 +380,5 @@ fn a_retired_generation_stops_its_stream_and_the_worker_forgets_it() {
     assert!(run.on_parsed(append(7, "late", true), 1.0).is_empty());
     assert!(run.retire().is_empty(), "told once");
 }
+
+mod project;

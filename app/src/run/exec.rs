@@ -84,12 +84,17 @@ impl Inner {
         let editor = self.editor.borrow();
         let Some(editor) = editor.as_ref() else { return };
         match change {
-            CodeChange::Reset(language) => editor.reset(language),
+            CodeChange::Reset(language) => {
+                self.state.open_file.set(None);
+                editor.reset(language);
+            }
             CodeChange::Append(text) => editor.append(text),
             CodeChange::EditLines(edits) => editor.edit_lines(edits, || self.workspace.code()),
             CodeChange::Begin => editor.begin(),
             CodeChange::Finish => editor.finish(),
-            CodeChange::Replace(code) => super::shown::show_in(editor, code),
+            CodeChange::Replace(code) => super::shown::show_in(editor, code, self.state.open_file),
+            // The editor already shows the main file, the project's first.
+            CodeChange::Project(_) => {}
         }
     }
 

@@ -4,21 +4,27 @@
 use std::rc::Rc;
 use std::time::Duration;
 
+use flint_protocol::project::with_file;
 use flint_protocol::worker::AnswerFile;
 use leptos::prelude::*;
 
 use super::{Inner, RunEvent};
 use crate::export::page_of_code;
 use crate::interop::editor::Editor;
-use crate::share::code_language;
+use crate::project::shown_file;
 
 /// How long the editor must be still before its text is read back and the preview shows it.
 const EDIT_RENDER_DELAY_MS: u64 = 300;
 
-/// Replaces the editor's text with `code`, editable.
-pub(super) fn show_in(editor: &Editor, code: &str) {
-    editor.reset(code_language(code));
-    editor.append(code);
+/// Replaces the editor's text with `code`, editable: a project's file `open` asks for (else its
+/// main file), which `open` then names; any other code whole.
+pub(super) fn show_in(editor: &Editor, code: &str, open: RwSignal<Option<String>>) {
+    let (path, language, text) = open.with_untracked(|open| shown_file(code, open.as_deref()));
+    if open.with_untracked(|open| *open != path) {
+        open.set(path);
+    }
+    editor.reset(language);
+    editor.append(&text);
     editor.finish();
 }
 
@@ -51,10 +57,15 @@ impl Inner {
         }
     }
 
-    /// The one place the editor's text is read: the person's edits become the workspace's code.
+    /// The one place the editor's text is read: the person's edits become the workspace's code
+    /// (a project's file goes back in its place among the others).
     fn read_edits(&self) {
-        let code = self.editor.borrow().as_ref().map(Editor::text);
-        let Some(code) = code else { return };
+        let text = self.editor.borrow().as_ref().map(Editor::text);
+        let Some(text) = text else { return };
+        let code = match self.state.open_file.get_untracked() {
+            Some(path) => self.workspace.with_code(|now| with_file(now, &path, &text)).unwrap_or(text),
+            None => text,
+        };
         if self.workspace.with_code(|now| now == code) {
             return;
         }
@@ -75,7 +86,7 @@ impl Inner {
         }
         *self.document.borrow_mut() = page;
         if let Some(editor) = self.editor.borrow().as_ref() {
-            show_in(editor, &code);
+            show_in(editor, &code, self.state.open_file);
         }
         self.workspace.set(code);
     }
@@ -117,6 +128,15 @@ impl Inner {
                 self.check_page(super::Target::Main, preview, &page, expect);
             }
             None => *self.pending_render.borrow_mut() = Some(page),
+        }
+    }
+
+    /// Shows the project's file at `path` in the editor, the edits to the one shown read first.
+    pub(super) fn open_file(&self, path: String) {
+        self.flush_edits();
+        self.state.open_file.set(Some(path));
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            self.workspace.with_code(|code| show_in(editor, code, self.state.open_file));
         }
     }
 

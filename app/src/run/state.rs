@@ -32,6 +32,8 @@ pub struct RunState {
     pub console: RwSignal<ConsoleLog>,
     /// The finished answer's files (empty while streaming and for code not from an answer).
     pub files: RwSignal<Vec<AnswerFile>>,
+    /// The project file the editor shows (`None`: the code is not a project, or its main file).
+    pub open_file: RwSignal<Option<String>>,
     /// The variations (or compared models) of the last fanned-out prompt.
     pub tiles: RwSignal<Vec<Tile>>,
     /// The worker's count of the next request against the model's window.
@@ -79,6 +81,7 @@ impl RunState {
             queued: RwSignal::new(None),
             console: RwSignal::new(ConsoleLog::default()),
             files: RwSignal::new(Vec::new()),
+            open_file: RwSignal::new(None),
             tiles: RwSignal::new(Vec::new()),
             budget: RwSignal::new(None),
             budget_sent: RwSignal::new(0),

@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use flint_protocol::project::{Section, sections};
+
 use super::EditBlock;
 use super::line_hash::{LooseBytes, hash_exact, hash_loose};
 
@@ -74,6 +76,8 @@ pub struct EditedFile {
     /// Sorted by position; ranges do not overlap.
     edits: Vec<Edit>,
     blocks: usize,
+    /// A project's files, by line (empty for a single file): where a block naming one applies.
+    sections: Vec<Section>,
 }
 
 impl EditedFile {
@@ -93,7 +97,8 @@ impl EditedFile {
             Some(l) if original[l.content..l.end] == *"\r\n" => "\r\n",
             _ => "\n",
         };
-        Self { original, newline, lines, exact, loose: Vec::new(), edits: Vec::new(), blocks: 0 }
+        let sections = sections(&original).unwrap_or_default();
+        Self { original, newline, lines, exact, loose: Vec::new(), edits: Vec::new(), blocks: 0, sections }
     }
 
     /// The file before any block.
@@ -120,10 +125,24 @@ impl EditedFile {
         self.blocks += 1;
         let search: Vec<&str> = block.search.lines().collect();
         let replace: Vec<&str> = block.replace.lines().collect();
+        let named = block.file.as_deref().filter(|_| !self.sections.is_empty());
+        let section = named.and_then(|path| self.section(path));
         let (range, text, exact) = if search.is_empty() {
-            (self.original.len()..self.original.len(), self.appended(&replace), true)
+            match (named, section) {
+                // The end of the named file: before its closing fence.
+                (_, Some(lines)) => {
+                    let at = self.lines[lines.end].start;
+                    (at..at, replace.iter().map(|l| format!("{l}{}", self.newline)).collect(), true)
+                }
+                (Some(path), None) => {
+                    let text = flint_protocol::project::new_section(path, &block.replace);
+                    (self.original.len()..self.original.len(), text, true)
+                }
+                (None, None) => (self.original.len()..self.original.len(), self.appended(&replace), true),
+            }
         } else {
-            let (first, exact) = match self.find(&search) {
+            let within = section.unwrap_or(0..self.lines.len());
+            let (first, exact) = match self.find(&search, within) {
                 Ok(found) => found,
                 Err(outcome) => return outcome,
             };
@@ -147,11 +166,38 @@ impl EditedFile {
         Outcome::Applied(applied)
     }
 
-    /// The first line of the unique match of `search`, and whether it is exact.
-    fn find(&mut self, search: &[&str]) -> Result<(usize, bool), Outcome> {
+    /// The text of the project's file `path` names, as the model saw it (see [`Self::section`]).
+    pub fn project_file(&self, path: &str) -> Option<String> {
+        let lines = self.section(path)?;
+        let (start, end) = match (self.lines.get(lines.start), self.lines.get(lines.end)) {
+            (Some(first), Some(fence)) if !lines.is_empty() => (first.start, fence.start),
+            _ => return Some(String::new()),
+        };
+        Some(self.original[start..end].to_owned())
+    }
+
+    /// The lines of the project file `path` names: that path, or the one file whose path ends with
+    /// it or that it ends with (a model may add or drop a `src/`).
+    fn section(&self, path: &str) -> Option<Range<usize>> {
+        let path = path.trim_start_matches("./");
+        if let Some(exact) = self.sections.iter().find(|s| s.path == path) {
+            return Some(exact.lines.clone());
+        }
+        let near =
+            |s: &&Section| s.path.ends_with(&format!("/{path}")) || path.ends_with(&format!("/{}", s.path));
+        let mut found = self.sections.iter().filter(near);
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one.lines.clone()),
+            _ => None,
+        }
+    }
+
+    /// The first line of the unique match of `search` among the lines `within`, and whether it is
+    /// exact.
+    fn find(&mut self, search: &[&str], within: Range<usize>) -> Result<(usize, bool), Outcome> {
         let hashes: Vec<u64> = search.iter().map(|l| hash_exact(l)).collect();
         let eq = |line: &str, want: &str| line == want;
-        match self.matches(&self.exact, &hashes, search, eq) {
+        match self.matches(&self.exact[..within.end], within.start, &hashes, search, eq) {
             (0, _) => {}
             (1, first) => return Ok((first, true)),
             (n, _) => return Err(Outcome::Ambiguous { matches: n }),
@@ -161,25 +207,26 @@ impl EditedFile {
         }
         let hashes: Vec<u64> = search.iter().map(|l| hash_loose(l)).collect();
         let eq = |line: &str, want: &str| LooseBytes::new(line).eq(LooseBytes::new(want));
-        match self.matches(&self.loose, &hashes, search, eq) {
+        match self.matches(&self.loose[..within.end], within.start, &hashes, search, eq) {
             (0, _) => Err(Outcome::NotFound),
             (1, first) => Ok((first, false)),
             (n, _) => Err(Outcome::Ambiguous { matches: n }),
         }
     }
 
-    /// How many places `search` matches (by `hashes` against `table`, confirmed by `eq`), and the
-    /// first one.
+    /// How many places from line `from` on `search` matches (by `hashes` against `table`,
+    /// confirmed by `eq`), and the first one.
     fn matches(
         &self,
         table: &[u64],
+        from: usize,
         hashes: &[u64],
         search: &[&str],
         eq: impl Fn(&str, &str) -> bool,
     ) -> (usize, usize) {
         let (mut count, mut first) = (0, 0);
         let Some(last_start) = table.len().checked_sub(hashes.len()) else { return (0, 0) };
-        for i in 0..=last_start {
+        for i in from..=last_start {
             if table[i] == hashes[0]
                 && table[i..i + hashes.len()] == *hashes
                 && search.iter().enumerate().all(|(j, want)| eq(self.line(i + j), want))

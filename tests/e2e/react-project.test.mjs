@@ -1,0 +1,113 @@
+// A React project is files (issue 27, item 1): its files get tabs above the editor, a hand edit of
+// any file rebuilds the page, the project is kept whole (the saved session, versions, share links),
+// and an edit prompt sends every file and applies blocks that name their file, a new file included.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  assertEventually, editorText, openFlint, runPrompt, savedSession, seriousViolations, useFlint, waitForStatus,
+} from './harness.mjs';
+
+const flint = useFlint({ models: ['react-files@2000', 'react-files-edit@2000'] });
+
+const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
+const tabs = (page) => page.getByTestId('file-tab');
+
+async function tabNames(page) {
+  return (await tabs(page).allTextContents()).map((t) => t.trim());
+}
+
+async function selectedTab(page) {
+  return (await page.locator('[data-testid="file-tab"][aria-selected="true"]').textContent()).trim();
+}
+
+test('a project gets a tab per file; a hand edit of any file rebuilds it; a reload keeps every file', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-files@2000', 'a React todo app');
+  await waitForStatus(page, 'done');
+  await preview(page).getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
+  await tabs(page).first().waitFor({ timeout: 5_000 });
+  assert.deepEqual(await tabNames(page), [
+    'App.tsx', 'Header.tsx · components', 'TodoList.tsx · components', 'TodoItem.tsx · components', 'index.css',
+  ]);
+  assert.equal(await selectedTab(page), 'App.tsx');
+  assert.match(await editorText(page), /^import TodoList from '\.\/components\/TodoList';/, 'the editor shows more than App.tsx');
+
+  // A click and the arrow keys move between files; only the selected tab is a tab stop.
+  await tabs(page).nth(1).click();
+  await assertEventually(async () => /export function Header/.test(await editorText(page)), 'Header.tsx is not shown');
+  assert.equal(await tabs(page).nth(2).getAttribute('tabindex'), '-1');
+  await tabs(page).nth(1).press('ArrowRight');
+  await assertEventually(async () => (await selectedTab(page)) === 'TodoList.tsx · components', 'ArrowRight did not move');
+  assert.match(await editorText(page), /export default function TodoList/);
+  await page.keyboard.press('End');
+  assert.equal(await selectedTab(page), 'index.css');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), 'index.css', 'the focus did not follow');
+
+  // A hand edit of a component that is not the main file rebuilds the page with it.
+  await tabs(page).nth(1).click();
+  await assertEventually(async () => /export function Header/.test(await editorText(page)), 'Header.tsx is not back');
+  await page.getByTestId('editor').locator('.view-lines').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\nexport const Note = 1;');
+  const heading = preview(page).getByRole('heading', { name: 'My todos' });
+  await assertEventually(async () => (await savedSession(page))?.generation?.code?.includes('export const Note = 1;'),
+    'the edit of Header.tsx was not kept in the project');
+  await heading.waitFor({ timeout: 10_000 });
+  const saved = (await savedSession(page)).generation.code;
+  assert.match(saved, /^```tsx App\.tsx\n/, 'the saved code is not the whole project');
+  for (const path of ['components/Header.tsx', 'components/TodoList.tsx', 'components/TodoItem.tsx', 'index.css']) {
+    assert.ok(saved.includes(` ${path}\n`), `${path} was not saved`);
+  }
+
+  // A reload restores every file, held still until Run.
+  await page.reload();
+  await tabs(page).first().waitFor({ timeout: 15_000 });
+  assert.equal(await tabs(page).count(), 5);
+  await tabs(page).nth(1).click();
+  await assertEventually(async () => /export const Note = 1;/.test(await editorText(page)), 'the edit did not survive');
+  await page.getByTestId('run-held-page').click();
+  await preview(page).getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('an edit prompt sends every file and applies blocks that name their file, a new file included', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-files@2000', 'a React todo app');
+  await waitForStatus(page, 'done');
+  await tabs(page).first().waitFor({ timeout: 5_000 });
+  await runPrompt(page, 'scripted/react-files-edit@2000', 'add an exclamation mark and a footer');
+  await waitForStatus(page, 'done');
+  const messages = (await flint.upstream.requests()).at(-1).body.messages;
+  assert.match(messages[0].content, /each under a line with the path of the file it changes/);
+  assert.match(messages.at(-1).content, /^The current files:\n```tsx App\.tsx\n[\s\S]*```css index\.css\n[\s\S]*Instruction: add an/);
+
+  const review = page.getByTestId('diff-review');
+  await review.waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('failed-edit').count(), 0, 'a block naming its file did not apply');
+  await page.getByTestId('apply-review').click();
+  await review.waitFor({ state: 'detached', timeout: 5_000 });
+  const frame = preview(page);
+  await frame.getByRole('heading', { name: 'My todos!' }).waitFor({ timeout: 10_000 });
+  await frame.getByTestId('footer').filter({ hasText: 'Made with Flint' }).waitFor({ timeout: 5_000 });
+  assert.deepEqual((await tabNames(page)).at(-1), 'Footer.tsx · components', 'the new file has no tab');
+  assert.deepEqual(problems, []);
+});
+
+test('a shared link with the code carries every file of the project', async () => {
+  const maker = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(maker.page, 'scripted/react-files@2000', 'a React todo app');
+  await waitForStatus(maker.page, 'done');
+  await tabs(maker.page).first().waitFor({ timeout: 5_000 });
+  await maker.page.getByTestId('share-include-code').check();
+  await maker.page.getByTestId('share-button').click();
+  const url = new URL(await maker.page.getByTestId('share-link').inputValue());
+  await maker.context.close();
+
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url, url.pathname + url.hash);
+  await tabs(page).first().waitFor({ timeout: 15_000 });
+  assert.equal(await tabs(page).count(), 5);
+  await page.getByTestId('run-held-page').click();
+  await preview(page).getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
+  assert.deepEqual(problems, []);
+});
