@@ -1,7 +1,9 @@
 // Flint's pick mode, run by the preview runtime (preview-runtime.js) in a final frame: the person
 // points at an element of the running page, it is outlined, and a click reports where it sits
 // below <body> (each step's index among its parent's elements and its tag; the app matches that
-// path against the source's own element tree, so the page carries no markers). Loaded by
+// path against the source's own element tree, so a page carries no markers). A React project's
+// elements do carry one, `data-flint-src` (their file and byte range, stamped by the worker's
+// transform): the nearest one up from the click is reported with the path. Loaded by
 // preview.html before the runtime, which takes `FlintPick` and deletes it before any page is
 // written.
 //
@@ -31,6 +33,7 @@ self.FlintPick = (() => {
   const setAttribute = method(Element.prototype, 'setAttribute');
   const remove = method(Element.prototype, 'remove');
   const localName = getter(Element.prototype, 'localName');
+  const closest = method(Element.prototype, 'closest');
   const parentElement = getter(Node.prototype, 'parentElement');
   const childrenOf = getter(Element.prototype, 'children');
   const rectOf = method(Element.prototype, 'getBoundingClientRect');
@@ -85,7 +88,14 @@ self.FlintPick = (() => {
       const target = eventTarget(event);
       const element = target instanceof ElementClass ? target : null;
       stop();
-      send({ flint: 'picked', path: element ? pathOf(element) : [], id: element ? getAttribute(element, 'id') : null });
+      // A React project's elements say where their JSX is (the worker's `data-flint-src`).
+      const stamped = element ? closest(element, '[data-flint-src]') : null;
+      send({
+        flint: 'picked',
+        path: element ? pathOf(element) : [],
+        id: element ? getAttribute(element, 'id') : null,
+        src: stamped ? getAttribute(stamped, 'data-flint-src') : null,
+      });
     };
     const key = (event) => {
       if (event.key !== 'Escape') return;

@@ -11,7 +11,7 @@ export const FROM_FRAME = {
   "console": {"level": "string", "text": "string"},
   "gone": {},
   "loaded": {},
-  "picked": {"cancelled": "boolean?", "id": "string?", "path": "array?"},
+  "picked": {"cancelled": "boolean?", "id": "string?", "path": "array?", "src": "string?"},
   "pong": {"id": "number"},
   "ready": {}
 };

@@ -218,7 +218,7 @@ export class FlintPreview {
           this.picking = null;
           let json;
           try {
-            json = JSON.stringify({ path: data.path, id: data.id, cancelled: data.cancelled === true });
+            json = JSON.stringify({ path: data.path, id: data.id, src: data.src, cancelled: data.cancelled === true });
           } catch (_) {
             json = '{"cancelled":true}';
           }

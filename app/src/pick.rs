@@ -10,6 +10,9 @@
 
 use serde::Deserialize;
 
+mod jsx;
+pub use jsx::find_jsx;
+
 /// One step of a picked element's path, as the frame reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Step {
@@ -27,6 +30,9 @@ pub struct PickReport {
     /// The element's `id`, if it has one.
     #[serde(default)]
     pub id: Option<String>,
+    /// In a React project: where its JSX is (`path:start:end`, see [`jsx`]).
+    #[serde(default)]
+    pub src: Option<String>,
 }
 
 /// A picked element in the source.
@@ -40,6 +46,8 @@ pub struct Picked {
     pub tag: String,
     /// First and last line (1-based) it spans.
     pub lines: (usize, usize),
+    /// In a project's code: the file it is in, and the line of the code that file's first line is.
+    pub file: Option<(String, usize)>,
 }
 
 impl Picked {
@@ -197,7 +205,7 @@ fn tag_end_or(bytes: &[u8], at: usize) -> usize {
     if at >= bytes.len() { bytes.len() } else { tag_end(bytes, at + 2) }
 }
 
-fn line_of(code: &str, offset: usize) -> usize {
+pub(crate) fn line_of(code: &str, offset: usize) -> usize {
     code.as_bytes()[..offset.min(code.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
@@ -239,17 +247,21 @@ pub fn find(code: &str, report: &PickReport) -> Result<Picked, &'static str> {
         end,
         tag: node.tag.clone(),
         lines: (line_of(code, node.start), line_of(code, end.saturating_sub(1))),
+        file: None,
     })
 }
 
 /// What the next edit request says when an element is picked: the element's source and the rule.
 pub fn scope_prompt(code: &str, picked: &Picked, prompt: &str) -> String {
+    let (a, b) = picked.lines;
+    let (place, fence) = match &picked.file {
+        Some((path, first)) => (format!("lines {}–{} of {path}", a + 1 - first, b + 1 - first), "tsx"),
+        None => (format!("lines {a}–{b} of the file"), "html"),
+    };
     format!(
-        "Change only this <{tag}> element (lines {a}–{b} of the file) and leave everything outside it exactly \
-         as it is:\n```html\n{src}\n```\n{prompt}",
+        "Change only this <{tag}> element ({place}) and leave everything outside it exactly as it is:\n\
+         ```{fence}\n{src}\n```\n{prompt}",
         tag = picked.tag,
-        a = picked.lines.0,
-        b = picked.lines.1,
         src = picked.source(code)
     )
 }
@@ -268,7 +280,7 @@ mod tests {
     }
 
     fn pick(path: Vec<Step>, id: Option<&str>) -> Result<Picked, &'static str> {
-        find(PAGE, &PickReport { path, id: id.map(str::to_owned) })
+        find(PAGE, &PickReport { path, id: id.map(str::to_owned), src: None })
     }
 
     #[test]
@@ -297,7 +309,9 @@ mod tests {
         assert!(pick(vec![step(9, "p")], None).is_err(), "made by a script");
         assert!(pick(vec![step(1, "div"), step(1, "button")], Some("forged")).is_err(), "another id");
         assert!(pick(vec![], None).is_err());
-        assert!(find("<p>no body</p>", &PickReport { path: vec![step(0, "p")], id: None }).is_err());
+        assert!(
+            find("<p>no body</p>", &PickReport { path: vec![step(0, "p")], id: None, src: None }).is_err()
+        );
     }
 
     #[test]

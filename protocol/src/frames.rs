@@ -122,6 +122,10 @@ pub enum FromFrame {
         /// The element's id.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
+        /// Where a React project's JSX wrote the element (or its nearest HTML ancestor):
+        /// `path:start:end`, its file and byte range (the worker's `data-flint-src`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        src: Option<String>,
         /// Escape was pressed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cancelled: Option<bool>,

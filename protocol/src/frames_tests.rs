@@ -46,6 +46,7 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
         FromFrame::Picked {
             path: Some(vec![PickStep { index: 0, tag: "p".into() }]),
             id: Some("a".into()),
+            src: Some("App.tsx:0:9".into()),
             cancelled: Some(true),
         },
         FromFrame::Checked {
@@ -59,7 +60,9 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
         .map(|m| {
             let bare = match &m {
                 FromFrame::Applied { ms, .. } => FromFrame::Applied { ms: *ms, whole: None, resync: None },
-                FromFrame::Picked { .. } => FromFrame::Picked { path: None, id: None, cancelled: None },
+                FromFrame::Picked { .. } => {
+                    FromFrame::Picked { path: None, id: None, src: None, cancelled: None }
+                }
                 FromFrame::Checked { .. } => {
                     FromFrame::Checked { results: None, text: None, ms: None, failed: None }
                 }

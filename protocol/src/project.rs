@@ -138,6 +138,22 @@ pub fn sections(code: &str) -> Option<Vec<Section>> {
     (found.len() >= 2).then_some(found)
 }
 
+/// Where `section`'s content lies in `code` (the text [`sections`] read it from), in bytes.
+pub fn section_bytes(code: &str, section: &Section) -> Range<usize> {
+    let mut at = 0;
+    let mut start = code.len();
+    for (i, line) in code.split_inclusive('\n').enumerate() {
+        if i == section.lines.start {
+            start = at;
+        }
+        if i == section.lines.end {
+            return start.min(at)..at;
+        }
+        at += line.len();
+    }
+    start.min(at)..at
+}
+
 /// The files of a project's text as [`bundle`] wrote it (the first one main), or `None` for any
 /// other text: a page, one file, a bundle a hand or an edit has broken.
 pub fn unbundle(code: &str) -> Option<Vec<AnswerFile>> {

@@ -94,6 +94,8 @@ fn sections_say_where_each_file_lies_and_a_new_one_follows_the_last() {
     let found = sections(&code).unwrap();
     assert_eq!(found[0], Section { language: "tsx".into(), path: "App.tsx".into(), lines: 1..3 });
     assert_eq!(found[1].lines, 6..7, "after a blank line and its fence");
+    assert_eq!(&code[section_bytes(&code, &found[1])], "c\n");
+    assert_eq!(&code[section_bytes(&code, &found[0])], "a\nb\n");
     let grown = format!("{code}{}", new_section("components/New.tsx", "n\n"));
     let back = unbundle(&grown).expect("still a project");
     assert_eq!(names(&back), ["App.tsx", "x.css", "components/New.tsx"]);

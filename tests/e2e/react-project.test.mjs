@@ -111,3 +111,28 @@ test('a shared link with the code carries every file of the project', async () =
   await preview(page).getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
   assert.deepEqual(problems, []);
 });
+
+test('Pick on a React element selects its JSX in the right file and holds the edit to it', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-files@2000', 'a React todo app');
+  await waitForStatus(page, 'done');
+  const frame = preview(page);
+  await frame.getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
+  await page.getByTestId('pick-element').click();
+  await frame.getByRole('heading', { name: 'My todos' }).click();
+  await page.getByTestId('picked').waitFor({ timeout: 5_000 });
+  assert.match(await page.getByTestId('picked').textContent(), /Editing <h1> · components\/Header\.tsx line 4/);
+  assert.equal(await selectedTab(page), 'Header.tsx · components', 'the editor did not open the element\'s file');
+  assert.equal(await page.evaluate(() => window.__flint.editorSelection()),
+    '<h1 className="text-3xl font-semibold text-emerald-700">{title}</h1>');
+
+  await runPrompt(page, 'scripted/react-files-edit@2000', 'add an exclamation mark');
+  await waitForStatus(page, 'done');
+  const last = (await flint.upstream.requests()).at(-1).body.messages.at(-1).content;
+  assert.match(last, /Change only this <h1> element \(lines 4–4 of components\/Header\.tsx\)/);
+  assert.match(last, /```tsx\n<h1 className="text-3xl/);
+  // The blocks that change App.tsx fall outside the element: left unticked, and said.
+  await page.getByTestId('diff-review').waitFor({ timeout: 10_000 });
+  assert.match((await page.getByTestId('error-message').allTextContents()).join(' '), /outside the element you picked/);
+  assert.deepEqual(problems, []);
+});

@@ -35,7 +35,12 @@ pub fn PickControl() -> impl IntoView {
                 .map(|picked| {
                     view! {
                         <span class="picked-chip" data-testid="picked" title="The next edit changes only this element">
-                            {format!("Editing <{}> · line {}", picked.tag, picked.lines.0)}
+                            {match &picked.file {
+                                Some((path, first)) => {
+                                    format!("Editing <{}> · {path} line {}", picked.tag, picked.lines.0 + 1 - first)
+                                }
+                                None => format!("Editing <{}> · line {}", picked.tag, picked.lines.0),
+                            }}
                             <button class="link-btn" data-testid="clear-pick" on:click=move |_| runner.clear_pick()>
                                 "✕"
                             </button>

@@ -7,7 +7,9 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use super::{Inner, Runner, StreamStatus};
-use crate::pick::{PickReport, Picked, find};
+use flint_protocol::project::{section_bytes, sections};
+
+use crate::pick::{PickReport, Picked, find, find_jsx};
 
 #[derive(serde::Deserialize)]
 struct Answer {
@@ -101,14 +103,37 @@ impl Inner {
         let Some(Answer { cancelled: false, report: Some(report) }) = answer else { return };
         self.flush_edits();
         let code = self.workspace.code();
-        match find(&code, &report) {
+        let found = match report.src.as_deref() {
+            Some(src) => find_jsx(&code, src),
+            None => find(&code, &report),
+        };
+        match found {
             Ok(picked) => {
-                if let Some(editor) = self.editor.borrow().as_ref() {
-                    editor.select(&code, picked.start, picked.end);
-                }
+                self.select_picked(&code, &picked);
                 state.picked.set(Some(picked));
             }
             Err(why) => state.pick_note.set(Some(format!("Nothing picked: {why}."))),
+        }
+    }
+
+    /// Selects the picked element in the editor: in a project, in its file, shown first.
+    fn select_picked(&self, code: &str, picked: &Picked) {
+        let section = picked.file.as_ref().and_then(|(path, _)| {
+            sections(code)?
+                .into_iter()
+                .find(|s| s.path == *path)
+                .map(|s| (s.path.clone(), section_bytes(code, &s)))
+        });
+        let Some((path, bytes)) = section else {
+            if let Some(editor) = self.editor.borrow().as_ref() {
+                editor.select(code, picked.start, picked.end);
+            }
+            return;
+        };
+        self.open_file(path);
+        if let Some(editor) = self.editor.borrow().as_ref() {
+            let file = &code[bytes.clone()];
+            editor.select(file, picked.start - bytes.start, picked.end - bytes.start);
         }
     }
 }

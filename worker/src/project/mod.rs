@@ -46,6 +46,7 @@
 mod build;
 mod nesting;
 mod resolve;
+mod stamp;
 mod transform;
 
 use std::collections::BTreeSet;

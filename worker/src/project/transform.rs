@@ -111,6 +111,7 @@ pub fn compile(
     }
     let has_dynamic_imports = !parsed.module_record.dynamic_imports.is_empty();
     let mut program = parsed.program;
+    super::stamp::stamp(&allocator, &mut program, path);
 
     let semantic = SemanticBuilder::new()
         .with_check_syntax_error(true)

@@ -180,3 +180,17 @@ fn deep_nesting_is_an_error_not_a_crash() {
         assert!(transform("deep.ts", &source).is_err());
     }
 }
+
+#[test]
+fn each_html_element_carries_its_file_and_byte_range_and_components_do_not() {
+    let source = "import { Card } from './Card';\nexport default () => <main className=\"p-4\"><Card/><b>hi</b></main>;\n";
+    let js = transform("components/App.tsx", source).expect("builds");
+    let main = source.find("<main").unwrap();
+    let end = source.rfind(";\n").unwrap();
+    assert!(js.contains(&format!("\"data-flint-src\": \"components/App.tsx:{main}:{end}\"")), "{js}");
+    let b = source.find("<b>").unwrap();
+    let b_end = source.find("</b>").unwrap() + 4;
+    assert_eq!(&source[b..b_end], "<b>hi</b>");
+    assert!(js.contains(&format!("\"components/App.tsx:{b}:{b_end}\"")), "{js}");
+    assert_eq!(js.matches("data-flint-src").count(), 2, "the component is not stamped:\n{js}");
+}
