@@ -1,6 +1,7 @@
 // Browser benchmark: frame times, long tasks and key → paint times in headless Chromium while
 // streams paint into the editor and the previews, against the idle page measured in the same run.
-// Rows: the idle page; one stream at 1k, 10k and 50k tok/s; ten tiles at 5k and 10k tok/s each.
+// Rows: the idle page; one stream at 1k, 10k and 50k tok/s; ten tiles at 5k and 10k tok/s each; a
+// 3-file React app at 10k tok/s.
 // Writes a markdown report.
 //   node tests/bench/browser.mjs --out bench/browser.md
 //   (`cargo xtask bench` runs it; `cargo xtask bench browser --baseline REV` with REV's build beside)
@@ -33,11 +34,15 @@ export const ROWS = [
   { name: '1 stream × 50k tok/s', rate: 50_000, tiles: 1, escMs: 50 },
   { name: '10 tiles × 5k tok/s', rate: 5_000, tiles: 10, p95Ratio: 2, longestMs: 100, escMs: 50 },
   { name: '10 tiles × 10k tok/s', rate: 10_000, tiles: 10, escMs: 50 },
+  // A 3-file React app (react-large.md, about 8k tokens): built in the worker and run as it streams.
+  { name: 'React app (3 files) × 10k tok/s', rate: 10_000, tiles: 1, fixture: 'react-large', p95Ratio: 1.25, longestMs: 50, escMs: 50, shows: 'Sprint board' },
 ].filter((r) => !process.env.FLINT_BENCH_ROWS || r.rate === 0 || process.env.FLINT_BENCH_ROWS.split(',').includes(r.name));
 
 const load = [loadavg()[0]];
 const upstream = await startUpstream();
-const models = [...new Set(ROWS.filter((r) => r.rate).map((r) => `large@${r.rate}`))];
+/** The scripted model a row streams. */
+const modelOf = (row) => `${row.fixture ?? 'large'}@${row.rate}`;
+const models = [...new Set(ROWS.filter((r) => r.rate).map(modelOf))];
 const builds = [{ name: 'this build', gateway: await startGateway({ upstreamUrl: upstream.url, models }) }];
 // This build again, with a new file streaming into Monaco rather than the plain stream view
 // (app/js/stream_view.js): what the view saves, in the same run.
@@ -85,8 +90,12 @@ async function measure(row, build, { profile = false } = {}) {
   if (row.rate === 0) {
     await typeUntil(page, new Promise((r) => setTimeout(r, IDLE_MS)));
   } else {
-    await runPrompt(page, `scripted/large@${row.rate}`, 'a long page');
+    await runPrompt(page, `scripted/${modelOf(row)}`, 'a long page');
     await typeUntil(page, waitForStatus(page, 'done', 180_000));
+  }
+  if (row.shows) {
+    // A page that did not render is no measurement of one that did.
+    await page.frameLocator('[data-testid="preview-frame"]').getByText(row.shows).first().waitFor({ timeout: 10_000 });
   }
   const streamMs = Date.now() - started;
   await page.waitForTimeout(300); // the finished page swaps in: part of what the person sees
@@ -105,7 +114,7 @@ async function escapes(row, build) {
   const { page, context } = await open(build, row.tiles);
   await startProbe(page);
   for (let i = 0; i < ESC_PER_PAGE; i++) {
-    await runPrompt(page, `scripted/large@${row.rate}`, `a long page ${i}`);
+    await runPrompt(page, `scripted/${modelOf(row)}`, `a long page ${i}`);
     // Some way in: a quarter of large.md's 8,192 tokens counted.
     await page.waitForFunction(() => {
       const tokens = Number(document.querySelector('[data-testid="metric-tokens"]')?.textContent.replace(/[^\d]/g, ''));
