@@ -100,10 +100,11 @@ impl Inner {
 
     fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
         let stream = self.with_lane(target, |lane| lane.stream()).flatten();
-        if let PreviewChange::Run(_) = change {
-            // A finished page is written, run and checked after the frame that shows the run's end
-            // has painted: it parses and runs in this thread (its sandboxed frames share the
-            // app's process), and "done" should not wait behind it. A newer run by then wins.
+        if let PreviewChange::Run(_) | PreviewChange::Live(_) = change {
+            // A page that runs (a finished one, or a React project's as it streams) is written,
+            // run (and a finished one checked) after the next frame has painted: it parses and
+            // runs in this thread (its sandboxed frames share the app's process), and "done",
+            // "cancelled" or a typed key should not wait behind it. A newer run by then wins.
             let weak = Rc::downgrade(self);
             crate::interop::after_paint(move || {
                 let Some(inner) = weak.upgrade() else { return };
