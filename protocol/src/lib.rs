@@ -13,6 +13,7 @@ pub mod frames;
 pub mod language;
 mod models;
 mod params;
+pub mod project;
 pub mod prompt;
 pub mod share;
 pub mod stored_link;
