@@ -8,10 +8,10 @@ use flint_protocol::worker::AnswerFile;
 /// `files` with their main file replaced by `code`, or `code` alone as `App.tsx`. `None` for a
 /// page, a stylesheet or plain text.
 pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
-    let in_project = files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content));
-    if !in_project && !is_react_module(code) {
+    if !is_project(code, files) {
         return None;
     }
+    let in_project = in_project(files);
     let mut files: Vec<AnswerFile> = if in_project { files.to_vec() } else { Vec::new() };
     match files.iter_mut().find(|f| f.main) {
         Some(main) => main.content = code.to_owned(),
@@ -23,6 +23,15 @@ pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
         }),
     }
     Some(files)
+}
+
+/// Whether `code` (the editor's main file) belongs to a project: [`project_of`] without the copy.
+pub fn is_project(code: &str, files: &[AnswerFile]) -> bool {
+    in_project(files) || is_react_module(code)
+}
+
+fn in_project(files: &[AnswerFile]) -> bool {
+    files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content))
 }
 
 /// What the preview shows while a project's code does not build: where, and that the last page
