@@ -34,7 +34,6 @@ pub fn ExportMenu() -> impl IntoView {
     let workspace = expect_workspace();
     let worker = StoredValue::new_local(expect_worker_link());
     let note = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
     let files = runner.state().files;
     let several_files = Memo::new(move |_| files.with(|f| f.len() > 1));
     let react = Memo::new(move |_| {
@@ -114,11 +113,9 @@ pub fn ExportMenu() -> impl IntoView {
             Err(why) => return say(why),
         };
         let stem = file_stem(&draft.prompt.get_untracked());
-        busy.set(true);
         say("Preparing the Vite project…".into());
         let sent = files.clone();
         worker.get_value().page_with(sent, None, move |built| {
-            busy.try_set(false);
             let zip = built.map_err(|problems| does_not_build(&problems)).and_then(|(_, shape)| {
                 vite_zip(&files, &shape, &packages.packages, &stem).map_err(|e| e.to_string())
             });
@@ -134,28 +131,24 @@ pub fn ExportMenu() -> impl IntoView {
             Err(why) => return say(why),
         };
         let name = format!("{}-offline.html", file_stem(&draft.prompt.get_untracked()));
-        busy.set(true);
         say("Preparing the offline page…".into());
         let link = worker.get_value();
         link.clone().page_with(files.clone(), None, move |built| {
             let shape = match built {
                 Ok((_, shape)) => shape,
                 Err(problems) => {
-                    busy.try_set(false);
-                    return say(does_not_build(&problems));
+                            return say(does_not_build(&problems));
                 }
             };
             spawn_local(async move {
                 let inlined = match fetch_vendored(OfflinePackages::new(&packages, &shape)).await {
                     Ok(inlined) => inlined,
                     Err(why) => {
-                        busy.try_set(false);
-                        return say(why);
+                                    return say(why);
                     }
                 };
                 link.page_with(files, Some(inlined), move |built| {
-                    busy.try_set(false);
-                    match built {
+                            match built {
                         Ok((page, _)) => save(say, &name, "text/html;charset=utf-8", page.as_bytes()),
                         Err(problems) => say(does_not_build(&problems)),
                     }
@@ -193,7 +186,6 @@ pub fn ExportMenu() -> impl IntoView {
                     class="link-btn"
                     data-testid="export-vite"
                     title="Download the React app as a Vite project (.zip): npm install && npm run dev"
-                    prop:disabled=move || busy.get()
                     on:click=save_vite
                 >
                     "Vite .zip"
@@ -202,7 +194,6 @@ pub fn ExportMenu() -> impl IntoView {
                     class="link-btn"
                     data-testid="export-offline"
                     title="Download the React app as one .html file that runs from disk, with no server or network"
-                    prop:disabled=move || busy.get()
                     on:click=save_offline
                 >
                     "Offline .html"
