@@ -137,21 +137,19 @@ pub fn ExportMenu() -> impl IntoView {
             let shape = match built {
                 Ok((_, shape)) => shape,
                 Err(problems) => {
-                            return say(does_not_build(&problems));
+                    return say(does_not_build(&problems));
                 }
             };
             spawn_local(async move {
                 let inlined = match fetch_vendored(OfflinePackages::new(&packages, &shape)).await {
                     Ok(inlined) => inlined,
                     Err(why) => {
-                                    return say(why);
+                        return say(why);
                     }
                 };
-                link.page_with(files, Some(inlined), move |built| {
-                            match built {
-                        Ok((page, _)) => save(say, &name, "text/html;charset=utf-8", page.as_bytes()),
-                        Err(problems) => say(does_not_build(&problems)),
-                    }
+                link.page_with(files, Some(inlined), move |built| match built {
+                    Ok((page, _)) => save(say, &name, "text/html;charset=utf-8", page.as_bytes()),
+                    Err(problems) => say(does_not_build(&problems)),
                 });
             });
         });
