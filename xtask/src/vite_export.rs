@@ -45,17 +45,24 @@ pub fn check() -> Result<()> {
     }
     run_in(&project, Command::new(project.join("node_modules/.bin/vite")).arg("build"))?;
     let built = project.join("dist/index.html");
-    if !built.is_file() || !has_script(&project.join("dist/assets")) {
+    let assets = project.join("dist/assets");
+    if !built.is_file() || !has(&assets, "js", "createRoot") {
         bail!("`vite build` of the exported project wrote no {} with its script", built.display());
+    }
+    // A class of the fixture's Header: Tailwind read the project's files.
+    if !has(&assets, "css", "text-emerald-700") {
+        bail!("`vite build` of the exported project wrote no Tailwind class of its components");
     }
     println!("vite export: {} built by vite in {:.0} s", zip.display(), started.elapsed().as_secs_f64());
     Ok(())
 }
 
-fn has_script(assets: &Path) -> bool {
-    std::fs::read_dir(assets)
-        .map(|entries| entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == "js")))
-        .unwrap_or(false)
+/// Whether a file in `dir` ending in `.ext` holds `text`.
+fn has(dir: &Path, ext: &str, text: &str) -> bool {
+    let holds = |path: &Path| std::fs::read_to_string(path).is_ok_and(|t| t.contains(text));
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == ext) && holds(&e.path()))
+    })
 }
 
 /// [`run`] in `dir` rather than the repository root.

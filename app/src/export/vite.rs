@@ -32,6 +32,10 @@ const DEV_DEPENDENCIES: [(&str, &str); 4] = [
     ("vite", "8.3.8"),
 ];
 
+/// Tailwind, generating the classes it finds in `src/` alone: not in `node_modules`, nor in a
+/// repository the project is unzipped into (its own scan would read them too).
+const TAILWIND_CSS: &str = "@import \"tailwindcss\" source(\".\");\n";
+
 /// Packages every project depends on: what the mount imports.
 const ALWAYS: [&str; 2] = ["react", "react-dom"];
 
@@ -73,7 +77,7 @@ pub fn vite_project(
         main
     };
     let tailwind = unique_name("src/tailwind.css", &placed);
-    ours.push((tailwind.clone(), "@import \"tailwindcss\";\n".into()));
+    ours.push((tailwind.clone(), TAILWIND_CSS.into()));
     let mut styles = vec![tailwind];
     styles.extend(shape.loose_styles.iter().filter_map(|p| place(p)));
 

@@ -68,7 +68,7 @@ fn a_component_app_gets_a_main_that_mounts_it_and_its_files_under_src() {
     assert!(html.contains("<div id=\"root\"></div>"), "{html}");
     assert!(html.contains("<script type=\"module\" src=\"/src/main.tsx\"></script>"), "{html}");
     assert!(html.contains("<link rel=\"stylesheet\" href=\"/src/tailwind.css\">"), "{html}");
-    assert_eq!(text(&project, "src/tailwind.css"), "@import \"tailwindcss\";\n");
+    assert_eq!(text(&project, "src/tailwind.css"), TAILWIND_CSS);
     assert!(text(&project, "vite.config.ts").contains("\"@\": fileURLToPath(new URL(\"./src\""));
     assert!(text(&project, "README.md").contains("npm install && npm run dev"));
 }
@@ -138,7 +138,7 @@ fn what_flint_adds_yields_to_the_projects_own_files() {
     };
     let project = vite_project(&files, &shape, &versions(), "x").unwrap();
     assert_eq!(text(&project, "src/tailwind.css"), "/* mine */\n");
-    assert_eq!(text(&project, "src/tailwind-2.css"), "@import \"tailwindcss\";\n");
+    assert_eq!(text(&project, "src/tailwind-2.css"), TAILWIND_CSS);
     assert_eq!(text(&project, "src/index.html"), "<!-- the model's -->\n");
     assert_eq!(text(&project, "src/package.json"), "{}\n");
     assert!(text(&project, "index.html").contains("<div id=\"root\">"), "the root page is Flint's");
