@@ -13,7 +13,7 @@ use crate::components::{
 };
 use crate::context::{
     FanOut, GatewayStatus, ModelChoice, SharedLink, provide_fan_out, provide_gateway_status,
-    provide_model_choice, provide_shared_link,
+    provide_model_choice, provide_shared_link, provide_worker_link,
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
@@ -27,6 +27,7 @@ use crate::share::link_in_hash;
 pub fn App() -> impl IntoView {
     let gateway = use_gateway();
     crate::interop::warm_local_time();
+    provide_worker_link(gateway.worker.clone());
     let runner = Runner::new(gateway.start, gateway.cancel, gateway.worker);
     provide_context(OwnKeys(gateway.use_key));
     provide_context(runner);

@@ -13,10 +13,10 @@ pub fn project_of(code: &str, files: &[AnswerFile]) -> Option<Vec<AnswerFile>> {
     if let Some(own) = unbundle(code) {
         return Some(own);
     }
-    let in_project = files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content));
-    if !in_project && !is_react_module(code) {
+    if !is_project(code, files) {
         return None;
     }
+    let in_project = in_project(files);
     let mut files: Vec<AnswerFile> = if in_project { files.to_vec() } else { Vec::new() };
     match files.iter_mut().find(|f| f.main) {
         Some(main) => main.content = code.to_owned(),
@@ -57,6 +57,15 @@ fn monaco_language(language: &str) -> &'static str {
         "javascript" | "jsx" => "javascript",
         _ => "plaintext",
     }
+}
+
+/// Whether `code` belongs to a project: [`project_of`] without the copy.
+pub fn is_project(code: &str, files: &[AnswerFile]) -> bool {
+    flint_protocol::project::sections(code).is_some() || in_project(files) || is_react_module(code)
+}
+
+fn in_project(files: &[AnswerFile]) -> bool {
+    files.iter().any(|f| is_project_file(f.name.as_deref(), &f.language, &f.content))
 }
 
 /// What the preview shows while a project's code does not build: where, and that the last page

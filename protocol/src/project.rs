@@ -4,11 +4,17 @@
 //! string means everything that carried a page's code carries a project whole, and a model asked
 //! to change it reads the same form it answers in.
 //!
+//! [`mount`](mount_module) is what the preview and the exports share: how the app is mounted, a
+//! module as a `data:` URL, and what the worker's build found out about a project.
+//!
 //! [`bundle`] writes that form, [`unbundle`] reads it back (only what [`bundle`] writes: any other
 //! text is a page or a single file). The worker's stream parser reads it the same way (tested
 //! there).
 
 use std::ops::Range;
+
+mod mount;
+pub use mount::*;
 
 use crate::language::is_project_file;
 use crate::worker::AnswerFile;

@@ -80,6 +80,10 @@ pub enum WorkerRequest {
         id: u32,
         /// The project's files.
         files: Vec<AnswerFile>,
+        /// The packages to build it with instead of the gateway's (an export that runs offline
+        /// maps them to `data:` URLs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        packages: Option<PreviewPackages>,
     },
 }
 
@@ -93,6 +97,9 @@ pub struct PreviewPackages {
     /// The Tailwind browser script's URL path, when it was built.
     #[serde(default)]
     pub tailwind: Option<String>,
+    /// Each vendored package's version (`react` → `19.3.1`), as npm installed it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub packages: std::collections::BTreeMap<String, String>,
 }
 
 /// The parts of the next request, as the page will send them, and the model it goes to.
@@ -204,6 +211,9 @@ pub enum WorkerResponse {
         /// Why they do not (`App.tsx:3:5: …` each).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         problems: Vec<String>,
+        /// What the build found, when the files build.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shape: Option<crate::project::ProjectShape>,
     },
 }
 

@@ -74,7 +74,12 @@ impl Worker {
             }
             Next::FlushIn(ms) => self.arm(ms),
             Next::Budget(report) => self.post(&WorkerResponse::Budget(report)),
-            Next::Page(id, page, problems) => self.post(&WorkerResponse::Page { id, page, problems }),
+            Next::Page(id, built) => self.post(&match built {
+                Ok((page, shape)) => {
+                    WorkerResponse::Page { id, page: Some(page), problems: Vec::new(), shape: Some(shape) }
+                }
+                Err(problems) => WorkerResponse::Page { id, page: None, problems, shape: None },
+            }),
         }
     }
 

@@ -10,14 +10,14 @@
 //! Tailwind's browser build styles the classes the components use.
 
 use flint_protocol::language::is_project_file;
-use flint_protocol::project::{project_path, unbundle};
+pub use flint_protocol::project::data_url;
+use flint_protocol::project::{
+    MOUNT_IMPORTS, MountSource, ProjectShape, ROOT_ID, mount_module, project_path, unbundle,
+};
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
 use crate::project::{EntryKind, ProjectBuild, build};
-
-/// What the mount script imports besides the project: React's root and the JSX runtime.
-const MOUNT_IMPORTS: [&str; 2] = ["react-dom/client", "react/jsx-dev-runtime"];
 
 /// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
 /// file, or JavaScript that imports React.
@@ -64,6 +64,14 @@ pub fn project_document(parser: &StreamParser, packages: &PreviewPackages) -> Re
 /// The preview document of the project `files` (`(path, text)`), or the problems that keep it
 /// from running.
 pub fn files_document(files: &[(String, String)], packages: &PreviewPackages) -> Result<String, Vec<String>> {
+    files_page(files, packages).map(|(document, _)| document)
+}
+
+/// [`files_document`], with what the build found (for an export of the project).
+pub fn files_page(
+    files: &[(String, String)],
+    packages: &PreviewPackages,
+) -> Result<(String, ProjectShape), Vec<String>> {
     let built = build(files, None);
     if !built.errors.is_empty() {
         return Err(built.errors.iter().map(ToString::to_string).collect());
@@ -91,9 +99,22 @@ pub fn files_document(files: &[(String, String)], packages: &PreviewPackages) ->
     // own stylesheets.
     let imported: Vec<&str> = built.styles.iter().map(|(p, _)| p.as_str()).collect();
     let loose = files.iter().filter(|(p, _)| p.ends_with(".css") && !imported.contains(&p.as_str()));
-    let styles: Vec<&str> =
-        built.styles.iter().map(|(_, css)| css.as_str()).chain(loose.map(|(_, c)| c.as_str())).collect();
-    Ok(document(&built, &entry.path, entry.kind, &styles, packages))
+    let loose: Vec<&(String, String)> = loose.collect();
+    let styles: Vec<&str> = built
+        .styles
+        .iter()
+        .map(|(_, css)| css.as_str())
+        .chain(loose.iter().map(|(_, c)| c.as_str()))
+        .collect();
+    let shape = ProjectShape {
+        paths: files.iter().map(|(p, _)| p.clone()).collect(),
+        entry: entry.path.clone(),
+        mounts: entry.kind == EntryKind::Mount,
+        specifiers: built.specifiers.iter().cloned().collect(),
+        packages: built.packages.iter().cloned().collect(),
+        loose_styles: loose.iter().map(|(p, _)| p.clone()).collect(),
+    };
+    Ok((document(&built, &entry.path, entry.kind, &styles, packages), shape))
 }
 
 /// Each bare import the preview cannot resolve, as a sentence naming the package and the setting
@@ -141,11 +162,7 @@ fn document(
     let key = crate::project::module_key(entry);
     let start = match kind {
         EntryKind::Mount => format!("import {};\n", js_string(&key)),
-        EntryKind::Component => format!(
-            "import {{ createRoot }} from \"react-dom/client\";\nimport {{ jsxDEV }} from \"react/jsx-dev-runtime\";\n\
-             import App from {};\ncreateRoot(document.getElementById(\"root\")).render(jsxDEV(App, {{}}, undefined, false));\n",
-            js_string(&key)
-        ),
+        EntryKind::Component => mount_module(&key, MountSource::Preview),
     };
     let mut html = String::with_capacity(map.len() + 1024);
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -163,29 +180,10 @@ fn document(
         html.push_str(&css.replace("</style", "<\\/style"));
         html.push_str("</style>\n");
     }
-    html.push_str("</head>\n<body>\n<div id=\"root\"></div>\n<script type=\"module\">\n");
+    html.push_str(&format!("</head>\n<body>\n<div id=\"{ROOT_ID}\"></div>\n<script type=\"module\">\n"));
     html.push_str(&script_safe(&start));
     html.push_str("</script>\n</body>\n</html>\n");
     html
-}
-
-/// `js` as a `data:` URL. The URL parser drops tabs and line breaks and reads `%` and `#`, so
-/// those (and other control characters) are percent-encoded; everything else goes as it is.
-pub fn data_url(js: &str) -> String {
-    let mut url = String::with_capacity(js.len() + js.len() / 8 + 32);
-    url.push_str("data:text/javascript;charset=utf-8,");
-    for c in js.chars() {
-        match c {
-            '%' | '#' | '\u{0}'..='\u{1f}' | '\u{7f}' => {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    url.push_str(&format!("%{b:02X}"));
-                }
-            }
-            _ => url.push(c),
-        }
-    }
-    url
 }
 
 /// `text` (JSON, or our own script whose only `<` are inside string literals) safe inside a

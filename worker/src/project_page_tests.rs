@@ -15,7 +15,11 @@ fn packages() -> PreviewPackages {
     .into_iter()
     .map(|(a, b)| (a.to_owned(), b.to_owned()))
     .collect();
-    PreviewPackages { imports, tailwind: Some("/vendor/@tailwindcss/browser@4.3.4/tailwind.js".into()) }
+    PreviewPackages {
+        imports,
+        tailwind: Some("/vendor/@tailwindcss/browser@4.3.4/tailwind.js".into()),
+        packages: BTreeMap::new(),
+    }
 }
 
 fn parse(text: &str) -> StreamParser {
@@ -132,15 +136,17 @@ fn the_page_of_a_projects_files_is_built_on_request_or_says_why_not() {
         content: ONE_FILE.into(),
         main: true,
     };
-    match s.handle(WorkerRequest::Page { id: 7, files: vec![file.clone()] }, 1.0) {
-        Next::Page(7, Some(page), problems) => {
-            assert!(page.contains("<script type=\"importmap\">") && problems.is_empty());
+    match s.handle(WorkerRequest::Page { id: 7, files: vec![file.clone()], packages: None }, 1.0) {
+        Next::Page(7, Ok((page, shape))) => {
+            assert!(page.contains("<script type=\"importmap\">"));
+            assert_eq!((shape.entry.as_str(), shape.mounts), ("App.tsx", false));
+            assert_eq!(shape.packages, ["react"]);
         }
         other => panic!("{other:?}"),
     }
     let broken = AnswerFile { content: ONE_FILE.replace("useState(0)", "useState(0"), ..file };
-    match s.handle(WorkerRequest::Page { id: 8, files: vec![broken] }, 2.0) {
-        Next::Page(8, None, problems) => assert!(problems[0].starts_with("App.tsx:4:"), "{problems:?}"),
+    match s.handle(WorkerRequest::Page { id: 8, files: vec![broken], packages: None }, 2.0) {
+        Next::Page(8, Err(problems)) => assert!(problems[0].starts_with("App.tsx:4:"), "{problems:?}"),
         other => panic!("{other:?}"),
     }
 }
@@ -208,4 +214,32 @@ fn a_kept_project_reads_back_as_the_files_it_was_made_of() {
     assert_eq!(project_files(&reread), project_files(&answer));
     assert_eq!(edited_files("plaintext", &kept).as_ref(), Some(&project_files(&answer)));
     assert_eq!(edited_files("html", "<p>a page</p>"), None);
+}
+
+#[test]
+fn a_page_asked_with_packages_of_its_own_is_built_with_them() {
+    use crate::session::Next;
+    use flint_protocol::worker::WorkerRequest;
+    let mut s = session();
+    let file = AnswerFile {
+        name: Some("App.tsx".into()),
+        language: "tsx".into(),
+        content: ONE_FILE.into(),
+        main: true,
+    };
+    let mut inline = packages();
+    for url in inline.imports.values_mut() {
+        *url = data_url("export const x = 1;");
+    }
+    inline.tailwind = Some(data_url("/* tailwind */"));
+    match s.handle(WorkerRequest::Page { id: 9, files: vec![file], packages: Some(inline) }, 1.0) {
+        Next::Page(9, Ok((page, shape))) => {
+            assert!(!page.contains("/vendor/"), "{page}");
+            assert!(
+                page.contains("<script src=\"data:text/javascript;charset=utf-8,/* tailwind */\"></script>")
+            );
+            assert_eq!(shape.specifiers, ["react", "react/jsx-dev-runtime"]);
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -17,9 +17,10 @@
 use std::collections::BTreeMap;
 
 use flint_protocol::StreamId;
+use flint_protocol::project::ProjectShape;
 use flint_protocol::worker::{BudgetReport, ParsedUpdate, PreviewPackages, WorkerRequest};
 
-use crate::project_page::{files_document, project_file};
+use crate::project_page::{files_page, project_file};
 
 use crate::budget::CountedRequest;
 use crate::stream_state::StreamState;
@@ -50,8 +51,9 @@ pub enum Next {
     FlushIn(f64),
     /// Send this budget report now (it does not wait for a frame: the page is waiting for it).
     Budget(BudgetReport),
-    /// Send this page now (the page is waiting for it): `(id, page, problems)`.
-    Page(u32, Option<String>, Vec<String>),
+    /// Send this page now (the page is waiting for it): its id, and the page with what its build
+    /// found, or the problems.
+    Page(u32, Result<(String, ProjectShape), Vec<String>>),
 }
 
 /// All streams the page has sent text for, and the parts of its next request.
@@ -107,12 +109,9 @@ impl Session {
                 self.packages = packages;
                 Next::Idle
             }
-            WorkerRequest::Page { id, files } => {
+            WorkerRequest::Page { id, files, packages } => {
                 let files: Vec<(String, String)> = files.into_iter().map(project_file).collect();
-                match files_document(&files, &self.packages) {
-                    Ok(page) => Next::Page(id, Some(page), Vec::new()),
-                    Err(problems) => Next::Page(id, None, problems),
-                }
+                Next::Page(id, files_page(&files, packages.as_ref().unwrap_or(&self.packages)))
             }
             // The connection's requests are the glue's.
             WorkerRequest::Connect(_)

@@ -10,6 +10,7 @@ mod model;
 mod real_servers;
 mod setup;
 mod tasks;
+mod vite_export;
 
 use std::process::ExitCode;
 
@@ -17,7 +18,8 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
   serve   set up, build the app and the gateway (release) and serve Flint on http://127.0.0.1:8787
-  test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium
+  test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium;
+          `test vite-export`: only the build of a React answer's Vite export (needs the npm registry)
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
           model's complete-page rate on 20 prompts and the judge benchmark; judge: only the share
           of answers passing every check, single run vs best of 4 and 8; worker-text: only the
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("serve") => tasks::serve(&args[1..]),
+        Some("test") if args.get(1).is_some_and(|a| a == "vite-export") => vite_export::check(),
         Some("test") => tasks::test(&args[1..]),
         Some("bench") => tasks::bench(&args[1..]),
         Some("lint") => tasks::lint(),

@@ -74,6 +74,10 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
     if needs.browser && needs.local_model && !has_postgres() {
         apt.push("postgresql");
     }
+    // And `unzip` for the Vite export's check (`vite_export.rs`).
+    if needs.browser && needs.local_model && which("unzip").is_none() {
+        apt.push("unzip");
+    }
     apt_install(&apt)?;
     // The downloads (npm packages, the model) wait on the network and the disk, the tool builds on
     // the CPU: on a fresh machine they overlap instead of taking turns.

@@ -138,6 +138,8 @@ pub fn test(args: &[String]) -> Result<()> {
     // The app's logic (lanes, judging, sync, review…) is plain Rust tested natively; the app itself
     // only builds for wasm, so only its library's tests run here.
     run(Command::new("cargo").args(["test", "--release", "-p", "flint-app", "--lib"]))?;
+    // A React answer's Vite export installs from the npm registry and builds (issue 27 item 6).
+    crate::vite_export::check()?;
 
     run(Command::new("cargo")
         .args(["test", "--release", "--target", "wasm32-unknown-unknown", "-p", "flint-worker"])

@@ -7,8 +7,10 @@ mod fan_out;
 mod gateway_status;
 mod model_choice;
 mod shared_link;
+mod worker_link;
 
 pub use fan_out::{FanOut, expect_fan_out, provide_fan_out};
 pub use gateway_status::{GatewayStatus, expect_gateway_status, provide_gateway_status};
 pub use model_choice::{ModelChoice, expect_model_choice, provide_model_choice};
 pub use shared_link::{SharedLink, expect_shared_link, provide_shared_link};
+pub use worker_link::{expect_worker_link, provide_worker_link};

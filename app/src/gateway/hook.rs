@@ -10,6 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use flint_protocol::project::ProjectShape;
 use flint_protocol::worker::{
     AnswerFile, BudgetReport, ConnectSettings, ConnectionReport, PreviewPackages, WorkerRequest,
     WorkerResponse,
@@ -31,7 +32,7 @@ pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 type BudgetHandler = Rc<dyn Fn(BudgetReport)>;
 
 /// Receives a page the worker built: the page, or why the files do not build.
-type PageHandler = Box<dyn FnOnce(Result<String, Vec<String>>)>;
+type PageHandler = Box<dyn FnOnce(Result<(String, ProjectShape), Vec<String>>)>;
 
 /// What [`use_gateway`] returns.
 pub struct UseGatewayReturn<StartFn, CancelFn>
@@ -120,15 +121,31 @@ impl WorkerLink {
     /// Asks the worker for the preview page of a project's `files`; `f` gets it, or why they do
     /// not build.
     pub fn page(&self, files: Vec<AnswerFile>, f: impl FnOnce(Result<String, Vec<String>>) + 'static) {
+        self.page_with(files, None, move |built| f(built.map(|(page, _)| page)));
+    }
+
+    /// [`Self::page`] built with `packages` instead of the gateway's when given, and with what the
+    /// build found (for an export).
+    pub fn page_with(
+        &self,
+        files: Vec<AnswerFile>,
+        packages: Option<PreviewPackages>,
+        f: impl FnOnce(Result<(String, ProjectShape), Vec<String>>) + 'static,
+    ) {
         let inner = &self.inner;
         let id = inner.next_page.get();
         inner.next_page.set(id.wrapping_add(1));
         inner.pages.borrow_mut().insert(id, Box::new(f));
-        let request = WorkerRequest::Page { id, files };
+        let request = WorkerRequest::Page { id, files, packages };
         match inner.held_pages.borrow_mut().as_mut() {
             Some(held) => held.push(request),
             None => inner.send(&request),
         }
+    }
+
+    /// The gateway's preview packages (its `/vendor/manifest.json`), once they are in.
+    pub fn packages(&self) -> Option<PreviewPackages> {
+        self.inner.packages.borrow().clone()
     }
 
     /// Budget reports go to `f` from now on.
@@ -291,10 +308,10 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
                 on_budget(report);
             }
         }
-        WorkerResponse::Page { id, page, problems } => {
+        WorkerResponse::Page { id, page, problems, shape } => {
             let handler = inner.pages.borrow_mut().remove(&id);
             if let Some(handler) = handler {
-                handler(page.ok_or(problems));
+                handler(page.map(|page| (page, shape.unwrap_or_default())).ok_or(problems));
             }
         }
         WorkerResponse::Ready => {}

@@ -53,6 +53,15 @@ pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T, FetchError> {
     parse(url, &text)
 }
 
+/// GETs `url` as text (a vendored module an export carries).
+pub async fn get_text(url: &str) -> Result<String, FetchError> {
+    let (status, text) = fetch_text(url, &web_sys::RequestInit::new()).await?;
+    if !(200..300).contains(&status) {
+        return Err(FetchError::Status { url: url.to_owned(), status });
+    }
+    Ok(text)
+}
+
 /// POSTs `body` as JSON to `url` and parses the JSON answer; an error status carries the gateway's
 /// own sentence (it says what the person can do).
 pub async fn post_json<B: serde::Serialize, T: DeserializeOwned>(
