@@ -51,23 +51,35 @@ self.FlintCapture = (() => {
       sent = 0;
       dropped = 0;
     };
-    const line = (level, text) => {
+    /** Whether one more line fits this second; counts the ones that do not. */
+    const admit = () => {
       roll();
-      if (sent++ < LINES_PER_S) {
-        // (Taken functions: a page's own `slice` could make every line megabytes.)
-        send({ flint: 'console', level, text: slice(toString(text), 0, LINE_CHARS) });
-      } else if (dropped++ === 0 && !timer) {
+      if (sent < LINES_PER_S) {
+        sent++;
+        return true;
+      }
+      if (dropped++ === 0 && !timer) {
         // Say how many were dropped when the second is over, even if the page then falls silent.
         timer = setTimer(() => {
           timer = 0;
           roll();
         }, windowStart + 1001 - now());
       }
+      return false;
+    };
+    // (Taken functions: a page's own `slice` could make every line megabytes.)
+    const sendLine = (level, text) => send({ flint: 'console', level, text: slice(toString(text), 0, LINE_CHARS) });
+    const line = (level, text) => {
+      if (admit()) sendLine(level, text);
     };
     for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
       const original = console[level];
       console[level] = (...args) => {
-        line(level === 'debug' ? 'log' : level, args.map(show).join(' '));
+        // A line past the limit is neither turned into text nor given to the browser's console:
+        // 2,000 lines of 100 KB cost seconds of this thread (the app's too, sandboxed frames share
+        // its process) with the browser's tools listening, and the app says how many were dropped.
+        if (!admit()) return;
+        sendLine(level === 'debug' ? 'log' : level, args.map(show).join(' '));
         apply(original, console, args);
       };
     }
