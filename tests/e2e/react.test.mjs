@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus } from './harness.mjs';
 
-const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000'] });
+const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000', 'react-loop@2000'] });
 
 const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
 
@@ -112,5 +112,22 @@ test('a React app from a shared link is held still until "Run this page", then r
   await page.getByTestId('run-held-page').click();
   await preview(page).getByTestId('count').filter({ hasText: 'Clicks: 0' }).waitFor({ timeout: 10_000 });
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a component that re-renders without end is stopped: the frame says so, the console and the checks have it', async () => {
+  const { page, context } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-loop@2000', 'a React counter that starts at one');
+  await waitForStatus(page, 'done', 30_000);
+  const stopped = preview(page).locator('[data-flint-stopped]');
+  await stopped.waitFor({ timeout: 10_000 });
+  assert.match(await stopped.textContent(), /The app stopped with an error: Too many re-renders/);
+  await assertEventually(async () => (await page.getByTestId('console-entry')
+    .filter({ hasText: /\[react\] The app stopped: Too many re-renders/ }).count()) >= 1, 'the console does not have the error');
+  await page.getByTestId('fix-page').waitFor({ timeout: 10_000 });
+  // The app itself stays usable: the next prompt runs.
+  await runPrompt(page, 'scripted/react-app@2000', 'a React click counter');
+  await waitForStatus(page, 'done');
+  await preview(page).getByTestId('count').filter({ hasText: 'Clicks: 0' }).waitFor({ timeout: 10_000 });
   await context.close();
 });

@@ -9,7 +9,7 @@
 //! does not replace the page); anything else is [`EditKind::Prose`]. The session shows a
 //! whole-file answer as it shows any stream; this module only decides and reports.
 
-use flint_protocol::language::code_language;
+use flint_protocol::language::{code_language, is_react_module};
 use flint_protocol::project::sections;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, FailedEdit, LineEdit};
 
@@ -246,11 +246,20 @@ impl EditStream {
         self.report_revision += 1;
     }
 
-    /// Notes what complete `lines` of the answer say about its kind.
+    /// Notes what complete `lines` of the answer say about its kind. A React component answered
+    /// whole (a ```` ```tsx ```` fence) replaces a component as an HTML page replaces a page.
     fn scan(&mut self, lines: &str) {
         match answer_kind(lines) {
             AnswerKind::Edits => self.seen_search = true,
             AnswerKind::WholeFile => self.seen_page = true,
+            AnswerKind::Prose if !self.project && is_react_module(self.base()) => {
+                let module_fence = lines.lines().any(|line| {
+                    let info = line.trim_start().strip_prefix("```").unwrap_or_default();
+                    let word = info.split_whitespace().next().unwrap_or_default();
+                    matches!(word, "tsx" | "jsx" | "ts" | "typescript" | "js" | "javascript")
+                });
+                self.seen_page |= module_fence;
+            }
             AnswerKind::Prose => {}
         }
     }

@@ -144,3 +144,17 @@ fn in_a_project_a_file_written_whole_replaces_its_own_and_a_new_one_joins() {
         assert_eq!(edit.language(), "markdown");
     }
 }
+
+#[test]
+fn a_react_component_answered_whole_replaces_the_component() {
+    let base = "import { useState } from 'react';\nexport default function App() {\n  return <p>old</p>;\n}\n";
+    let answer = "Here it is:\n\n```tsx App.tsx\nexport default function App() {\n  return <p>new</p>;\n}\n```\n";
+    for size in [1, 4, answer.len()] {
+        let (edit, parser) = stream(base, answer, size);
+        assert_eq!(edit.kind(), EditKind::WholeFile, "chunks of {size}");
+        assert_eq!(edit.final_text(&parser), "export default function App() {\n  return <p>new</p>;\n}\n");
+    }
+    // A page's base still needs a whole document to be replaced.
+    let (page, _) = stream(BASE, "```tsx\nexport default () => null;\n```\n", 7);
+    assert_eq!(page.kind(), EditKind::Prose);
+}

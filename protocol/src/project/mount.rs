@@ -19,6 +19,32 @@ pub enum MountSource {
     Tsx,
 }
 
+/// In the preview, an error no error boundary caught (a component that throws, or re-renders
+/// without end: React stops it after 50 updates) leaves no blank frame: the page says so where the
+/// app was, and the console gets the error and the components it passed through (so the checks
+/// fail and Fix has something to send). No `<` in it: the worker writes every `<` of the mount
+/// script as `\u003c`.
+const PREVIEW_STOPPED: &str = "const stopped = (error, info) => {\n\
+  const text = String(error && error.message ? error.message : error);\n\
+  const where = info && info.componentStack ? info.componentStack.trim().split(\"\\n\").slice(0, 4).join(\"\\n\") : \"\";\n\
+  console.error(\"[react] The app stopped: \" + text + (where ? \"\\n\" + where : \"\"));\n\
+  const note = document.createElement(\"pre\");\n\
+  note.setAttribute(\"data-flint-stopped\", \"\");\n\
+  note.style.cssText = \"margin:1rem;padding:1rem;border:1px solid #fca5a5;background:#fef2f2;color:#7f1d1d;font:13px/1.5 ui-monospace,monospace;white-space:pre-wrap\";\n\
+  note.textContent = \"The app stopped with an error: \" + text + (where ? \"\\n\" + where : \"\") + \"\\n\\nFix sends it to the model.\";\n\
+  document.body.append(note);\n\
+};\n";
+
+/// In the preview, an app that renders nothing says so (a blank frame says nothing).
+const PREVIEW_EMPTY: &str = "setTimeout(() => {\n\
+  const root = document.getElementById(\"root\");\n\
+  if (root && root.childNodes.length === 0 && !document.querySelector(\"[data-flint-stopped]\")) {\n\
+    console.warn(\"[react] The app rendered nothing.\");\n\
+    root.textContent = \"The app rendered nothing.\";\n\
+    root.style.cssText = \"margin:1rem;color:#6b7280;font:14px system-ui,sans-serif\";\n\
+  }\n\
+}, 1500);\n";
+
 /// The module that mounts a project whose entry is a component (`App.tsx`): the entry's default
 /// export rendered with no props into the `#root` element by `react-dom/client`'s `createRoot`.
 /// `entry` is how the module imports the entry (`"~/App.tsx"`, `"./App.tsx"`).
@@ -30,7 +56,11 @@ pub fn mount_module(entry: &str, source: MountSource) -> String {
         MountSource::Preview => {
             js.push_str("import { jsxDEV } from \"react/jsx-dev-runtime\";\n");
             js.push_str(&format!("import App from {entry};\n"));
-            js.push_str(&format!("createRoot({root}).render(jsxDEV(App, {{}}, undefined, false));\n"));
+            js.push_str(PREVIEW_STOPPED);
+            js.push_str(&format!(
+                "createRoot({root}, {{ onUncaughtError: stopped }}).render(jsxDEV(App, {{}}, undefined, false));\n"
+            ));
+            js.push_str(PREVIEW_EMPTY);
         }
         MountSource::Tsx => {
             js.push_str(&format!("import App from {entry};\n\n"));
@@ -84,11 +114,14 @@ mod tests {
     #[test]
     fn the_preview_and_an_export_mount_the_same_way() {
         let preview = mount_module("~/App.tsx", MountSource::Preview);
-        assert_eq!(
-            preview,
+        assert!(preview.starts_with(
             "import { createRoot } from \"react-dom/client\";\nimport { jsxDEV } from \"react/jsx-dev-runtime\";\n\
-             import App from \"~/App.tsx\";\ncreateRoot(document.getElementById(\"root\")).render(jsxDEV(App, {}, undefined, false));\n"
-        );
+             import App from \"~/App.tsx\";\n"
+        ));
+        assert!(preview.contains(
+            "createRoot(document.getElementById(\"root\"), { onUncaughtError: stopped }).render(jsxDEV(App, {}, undefined, false));\n"
+        ));
+        assert!(!preview.contains('<'), "the worker escapes every < of the mount script");
         let tsx = mount_module("./App.tsx", MountSource::Tsx);
         assert!(tsx.contains("import App from \"./App.tsx\";"), "{tsx}");
         assert!(tsx.ends_with("createRoot(document.getElementById(\"root\")!).render(<App />);\n"), "{tsx}");
