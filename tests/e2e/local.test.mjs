@@ -23,3 +23,27 @@ test('the embedded model streams an answer into the editor', async () => {
   assert.ok((await editorText(page)).trim().length > 0, 'the local model produced nothing');
   assert.match(await page.getByTestId('metric-tps').textContent(), /\d/);
 });
+
+test('the embedded model asked for a React app ends in a rendered page or a clear error, never a blank frame', async () => {
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  const id = await page.getByTestId('model-picker').locator('option', { hasText: /smollm2/i }).first().getAttribute('value');
+  await page.getByTestId('project-kind').selectOption('react');
+  await runPrompt(page, id, 'a React app with a button that counts clicks');
+  await page.getByTestId('stream-status').filter({ hasText: /^\s*(done|error)\s*$/ }).waitFor({ timeout: 120_000 });
+  const sent = (await page.evaluate(() => document.querySelector('[data-testid="error-message"]')?.textContent ?? '')).trim();
+  // Whatever a 135M model writes: the preview shows a page with something on it (the app, "does not
+  // build yet" with where, "the app stopped", "rendered nothing"), or the error line says why.
+  let shown = '';
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && !shown) {
+    shown = (await page.frameLocator('[data-testid="preview-frame"]').locator('body').innerText({ timeout: 2_000 })
+      .catch(() => '')).trim();
+    if (!shown) await page.waitForTimeout(500);
+  }
+  if (!shown && !sent) {
+    const html = await page.frameLocator('[data-testid="preview-frame"]').locator('html').innerHTML({ timeout: 2_000 })
+      .catch((err) => `(no frame: ${err.message.split('\n')[0]})`);
+    assert.fail(`a blank frame and no error: the person is told nothing. Code: ${JSON.stringify((await editorText(page)).slice(0, 600))}; `
+      + `frame: ${JSON.stringify(html.slice(0, 600))}`);
+  }
+});

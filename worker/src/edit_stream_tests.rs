@@ -147,8 +147,10 @@ fn in_a_project_a_file_written_whole_replaces_its_own_and_a_new_one_joins() {
 
 #[test]
 fn a_react_component_answered_whole_replaces_the_component() {
-    let base = "import { useState } from 'react';\nexport default function App() {\n  return <p>old</p>;\n}\n";
-    let answer = "Here it is:\n\n```tsx App.tsx\nexport default function App() {\n  return <p>new</p>;\n}\n```\n";
+    let base =
+        "import { useState } from 'react';\nexport default function App() {\n  return <p>old</p>;\n}\n";
+    let answer =
+        "Here it is:\n\n```tsx App.tsx\nexport default function App() {\n  return <p>new</p>;\n}\n```\n";
     for size in [1, 4, answer.len()] {
         let (edit, parser) = stream(base, answer, size);
         assert_eq!(edit.kind(), EditKind::WholeFile, "chunks of {size}");

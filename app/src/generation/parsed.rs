@@ -10,6 +10,9 @@ use super::{
 };
 use crate::versions::Origin;
 
+/// What a finished answer without a file of code is told.
+const NO_CODE: &str = "The answer has no code to show: the model wrote only text (it is in the editor). Run it again, or try another model.";
+
 impl Generation {
     /// The worker's update for this generation's stream at `now_ms` (others are ignored).
     pub fn on_parsed(&mut self, update: ParsedUpdate, now_ms: f64) -> Vec<Command> {
@@ -49,6 +52,7 @@ impl Generation {
         }
         let complete = update.done && self.outcome == Some(Outcome::Complete);
         let stopped = update.done && self.outcome == Some(Outcome::Stopped);
+        let no_code = update.files.is_empty() && update.edits.is_none();
         if let Some(report) = update.edits {
             out.push(Command::Show(Display::Edit(Some(EditReport { hunks: Vec::new(), ..report.clone() }))));
             if complete || stopped {
@@ -70,7 +74,13 @@ impl Generation {
                 out.push(Command::Preview(PreviewChange::Run(doc)));
             }
             Some(doc) if !complete => out.push(Command::Preview(streamed(doc, update.live))),
-            _ if complete => self.set_status(StreamStatus::Done, &mut out),
+            _ if complete => {
+                if no_code {
+                    // Nothing to preview and nothing said: an empty frame would tell the person nothing.
+                    out.push(Command::Show(Display::Error(Some(NO_CODE.to_owned()))));
+                }
+                self.set_status(StreamStatus::Done, &mut out);
+            }
             _ => {}
         }
         out

@@ -66,3 +66,18 @@ fn a_tiles_project_is_promoted_whole() {
     });
     assert_eq!(shown, flint_protocol::project::bundle(&files));
 }
+
+#[test]
+fn an_answer_of_prose_alone_says_there_is_no_code_to_show() {
+    let mut screen = Screen::default();
+    let mut run = started(Surface::Editor, None, 7, &mut screen);
+    screen.apply(run.on_parsed(append(7, "I would use a button.", true), 1.0));
+    screen.apply(run.on_stream_event(7, done_event(), 2.0));
+    screen.apply(run.on_parsed(ParsedUpdate { done: true, ..update(7) }, 3.0));
+    assert_eq!(screen.status, StreamStatus::Done);
+    assert!(
+        screen.error.as_deref().is_some_and(|e| e.starts_with("The answer has no code to show")),
+        "{:?}",
+        screen.error
+    );
+}
