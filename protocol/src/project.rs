@@ -13,11 +13,34 @@
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 mod mount;
 pub use mount::*;
 
 use crate::language::is_project_file;
-use crate::worker::AnswerFile;
+
+/// One file of a finished answer (and of a project: see [`bundle`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerFile {
+    /// The name the answer gave it (```` ```css style.css ````), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its language (`html`, `css`, `javascript`…).
+    pub language: String,
+    /// Its text.
+    pub content: String,
+    /// The file the editor shows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub main: bool,
+}
+
+impl AnswerFile {
+    /// A file named `path` (a project's file, an answer's `style.css`).
+    pub fn named(path: &str, language: &str, content: &str, main: bool) -> Self {
+        Self { name: Some(path.to_owned()), language: language.to_owned(), content: content.to_owned(), main }
+    }
+}
 
 /// A file's path in a project: its name (`./` and `/` dropped), or one made from its language for
 /// a block that names none (`App.tsx` for the first component, `styles.css`…; `App2.tsx` when that

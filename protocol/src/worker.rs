@@ -19,6 +19,7 @@ use crate::{Secret, ServerMessage, StartRequest, StreamId};
 mod lanes;
 
 pub use crate::diff::DiffHunk;
+pub use crate::project::AnswerFile;
 pub use lanes::{
     ConnectSettings, ConnectionReport, ConnectionState, LaneEvent, LaneUpdate, frame_is_final, frame_stream,
 };
@@ -324,21 +325,6 @@ pub struct FailedEdit {
     pub search: String,
     /// Where in the answer it is (bytes), to show it.
     pub at: Range<usize>,
-}
-
-/// One file of a finished answer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AnswerFile {
-    /// The name the answer gave it (```` ```css style.css ````), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Its language (`html`, `css`, `javascript`…).
-    pub language: String,
-    /// Its text.
-    pub content: String,
-    /// The file the editor shows.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub main: bool,
 }
 
 #[cfg(test)]

@@ -112,11 +112,8 @@ fn an_html_snippet_does_not_replace_a_page_but_a_whole_document_does() {
 
 #[test]
 fn in_a_project_a_file_written_whole_replaces_its_own_and_a_new_one_joins() {
-    let file = |name: &str, content: &str, main| flint_protocol::worker::AnswerFile {
-        name: Some(name.into()),
-        language: "tsx".into(),
-        content: content.into(),
-        main,
+    let file = |name: &str, content: &str, main| {
+        flint_protocol::worker::AnswerFile::named(name, "tsx", content, main)
     };
     let base = flint_protocol::project::bundle(&[
         file("App.tsx", "import { B } from './B';\nexport default () => <B/>;\n", true),

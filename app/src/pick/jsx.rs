@@ -49,17 +49,8 @@ mod tests {
     const HEADER: &str = "export function Header() {\n  return <h1 className=\"t\">Hi</h1>;\n}\n";
 
     fn project() -> String {
-        let file = |name: &str, content: &str, main| AnswerFile {
-            name: Some(name.into()),
-            language: "tsx".into(),
-            content: content.into(),
-            main,
-        };
-        bundle(&[
-            file("App.tsx", "export default () => <main/>;\n", true),
-            file("components/Header.tsx", HEADER, false),
-        ])
-        .unwrap()
+        let app = AnswerFile::named("App.tsx", "tsx", "export default () => <main/>;\n", true);
+        bundle(&[app, AnswerFile::named("components/Header.tsx", "tsx", HEADER, false)]).unwrap()
     }
 
     #[test]

@@ -6,12 +6,7 @@ use flint_protocol::worker::AnswerFile;
 use crate::edits::{Outcome, apply_edits, parse_blocks};
 
 fn project() -> String {
-    let file = |name: &str, content: &str, main| AnswerFile {
-        name: Some(name.into()),
-        language: "tsx".into(),
-        content: content.into(),
-        main,
-    };
+    let file = |name: &str, content: &str, main| AnswerFile::named(name, "tsx", content, main);
     bundle(&[
         file("App.tsx", "import { Button } from './components/Button';\nconst label = 'Go';\n", true),
         file(

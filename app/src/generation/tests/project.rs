@@ -4,7 +4,7 @@
 use super::*;
 
 fn tsx(name: &str, content: &str, main: bool) -> AnswerFile {
-    AnswerFile { name: Some(name.into()), language: "tsx".into(), content: content.into(), main }
+    AnswerFile::named(name, "tsx", content, main)
 }
 
 #[test]
