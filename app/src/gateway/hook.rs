@@ -358,7 +358,14 @@ fn on_worker_lost(inner: &Rc<Inner>) {
     for handler in lost.into_values() {
         handler(StreamEvent::Failed { code: None, message: WORKER_LOST.to_owned() });
     }
+    for page in std::mem::take(&mut *inner.pages.borrow_mut()).into_values() {
+        page(Err(vec![PAGE_LOST.to_owned()]));
+    }
 }
+
+/// What a page asked of a worker that then failed says (the preview, an export): it is never built.
+const PAGE_LOST: &str =
+    "Flint's page worker stopped while building this page: edit the code or press Run to build it again.";
 
 /// What a running answer says when the worker holding it failed.
 const WORKER_LOST: &str = "Flint's page worker stopped (a fault in Flint, not in the model), and this answer \
