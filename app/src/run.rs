@@ -212,8 +212,7 @@ impl Runner {
         inner.show_version(code, None, Vec::new());
     }
 
-    /// Shows the project's file at `path` in the editor (a file tab); nothing while an answer
-    /// streams into it.
+    /// Shows the project's file at `path` in the editor (a file tab), unless an answer streams in.
     pub fn open_file(&self, path: String) {
         if self.state.status.get_untracked() != StreamStatus::Streaming {
             self.inner().open_file(path);

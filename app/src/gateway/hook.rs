@@ -364,9 +364,7 @@ fn on_worker_lost(inner: &Rc<Inner>) {
 }
 
 /// What a page asked of a worker that then failed says (the preview, an export): it is never built.
-const PAGE_LOST: &str =
-    "Flint's page worker stopped while building this page: edit the code or press Run to build it again.";
-
+const PAGE_LOST: &str = "Flint's page worker stopped while building this page: edit the code or press Run.";
 /// What a running answer says when the worker holding it failed.
 const WORKER_LOST: &str = "Flint's page worker stopped (a fault in Flint, not in the model), and this answer \
                            with it. What it wrote so far is kept: press Run to ask again.";
