@@ -130,12 +130,7 @@ fn the_page_of_a_projects_files_is_built_on_request_or_says_why_not() {
     use crate::session::Next;
     use flint_protocol::worker::WorkerRequest;
     let mut s = session();
-    let file = AnswerFile {
-        name: Some("App.tsx".into()),
-        language: "tsx".into(),
-        content: ONE_FILE.into(),
-        main: true,
-    };
+    let file = AnswerFile::named("App.tsx", "tsx", ONE_FILE, true);
     match s.handle(WorkerRequest::Page { id: 7, files: vec![file.clone()], packages: None }, 1.0) {
         Next::Page(7, Ok((page, shape))) => {
             assert!(page.contains("<script type=\"importmap\">"));
@@ -221,12 +216,7 @@ fn a_page_asked_with_packages_of_its_own_is_built_with_them() {
     use crate::session::Next;
     use flint_protocol::worker::WorkerRequest;
     let mut s = session();
-    let file = AnswerFile {
-        name: Some("App.tsx".into()),
-        language: "tsx".into(),
-        content: ONE_FILE.into(),
-        main: true,
-    };
+    let file = AnswerFile::named("App.tsx", "tsx", ONE_FILE, true);
     let mut inline = packages();
     for url in inline.imports.values_mut() {
         *url = data_url("export const x = 1;");
