@@ -25,6 +25,7 @@ pub mod document;
 pub mod edit_stream;
 pub mod edits;
 pub mod lanes;
+pub mod likeness;
 #[cfg(target_arch = "wasm32")]
 mod link;
 pub mod parser;
