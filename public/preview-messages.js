@@ -13,6 +13,7 @@ self.FlintMessages = (() => {
     "check": {"doc": "string", "expect": "array"},
     "connect": {},
     "pick": {"on": "boolean"},
+    "picture": {"doc": "string", "max_height": "number", "width": "number"},
     "ping": {"id": "number"},
     "run": {"doc": "string"},
     "snapshot": {"html": "string"}

@@ -16,6 +16,8 @@
 // - a check frame, which gets one complete document to run hidden and judge (preview-checks.js):
 //   the person never sees it, so its buttons can be clicked. It is told nothing of the prompt (the
 //   app matches the prompt's words against the text it reports);
+// - a picture frame, which gets one complete document to run hidden, laid out at a mock's width,
+//   and draws it to pixels for the likeness check (preview-pixels.js);
 // - a final frame, which gets one complete document and writes it with document.open/write/close
 //   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
 //   then shares this realm, so everything the app hears from a final frame is untrusted. The one
@@ -47,6 +49,9 @@
   delete self.FlintChecks;
   const picker = self.FlintPick;
   delete self.FlintPick;
+  // A picture frame's drawing of itself (preview-pixels.js).
+  const pixels = self.FlintPixels;
+  delete self.FlintPixels;
   // A final page's console capture (preview-capture.js).
   const capture = self.FlintCapture;
   delete self.FlintCapture;
@@ -293,6 +298,34 @@
     send({ flint: 'checked', results: report.results, text: report.text, ms: now() - started });
   }
 
+  // How long a picture frame's page has to load, then to settle (fonts, a first render by script),
+  // before it is drawn as it stands.
+  const PICTURE_LOAD_MS = 1_500;
+  const PICTURE_SETTLE_MS = 60;
+  const setTimer = setTimeout;
+  const PromiseType = Promise;
+
+  /** Runs `doc` here, hidden, and sends a drawing of it `width` CSS px wide (preview-pixels.js). */
+  async function picture(doc, width, maxHeight) {
+    written = true;
+    open(document);
+    const loaded = new PromiseType((resolve) => {
+      addListener(window, 'load', resolve);
+      setTimer(resolve, PICTURE_LOAD_MS);
+    });
+    write(document, doc);
+    close(document);
+    await loaded;
+    await new PromiseType((resolve) => setTimer(resolve, PICTURE_SETTLE_MS));
+    let message;
+    try {
+      message = await pixels.picture(width, maxHeight);
+    } catch (err) {
+      message = { flint: 'pixels', failed: `The page could not be drawn: ${err}` };
+    }
+    send(message);
+  }
+
   function receive(event) {
     const data = messageData(event);
     const problem = messages.problem(data);
@@ -333,6 +366,9 @@
     } else if (data.flint === 'check' && checks) {
       // A check frame: the page runs here only to be judged, and nothing it logs is forwarded.
       check(data.doc, data.expect);
+    } else if (data.flint === 'picture' && pixels) {
+      // A picture frame: the page runs here only to be drawn; nothing it logs is forwarded.
+      picture(data.doc, data.width, data.max_height);
     } else if (data.flint === 'run') {
       written = true;
       canPick = true;

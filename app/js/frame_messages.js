@@ -12,6 +12,7 @@ export const FROM_FRAME = {
   "gone": {},
   "loaded": {},
   "picked": {"cancelled": "boolean?", "id": "string?", "path": "array?", "src": "string?"},
+  "pixels": {"failed": "string?", "height": "number?", "ms": "number?", "page_height": "number?", "rgba": "string?", "width": "number?"},
   "pong": {"id": "number"},
   "ready": {}
 };

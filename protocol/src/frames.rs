@@ -46,6 +46,17 @@ pub enum ToFrame {
         /// What to look for (`judge::vocabulary`'s list).
         expect: Vec<CheckExpect>,
     },
+    /// A picture frame (laid out `width` CSS px wide): the complete document, run hidden and drawn
+    /// to pixels for the likeness check; answered with [`FromFrame::Pixels`].
+    Picture {
+        /// The document.
+        doc: String,
+        /// The width to draw it at, in CSS px (the mock's width).
+        width: u32,
+        /// The most of its height drawn, in CSS px; a taller page is cut there (its height is
+        /// still reported).
+        max_height: u32,
+    },
     /// A final frame: pick mode on or off.
     Pick {
         /// Whether the next click picks an element.
@@ -145,7 +156,38 @@ pub enum FromFrame {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         failed: Option<String>,
     },
+    /// A picture frame's drawing of its page, or why there is none. The page's word like any other:
+    /// the app checks its size against what it asked for ([`PIXELS_WIDTH_MAX`]).
+    Pixels {
+        /// Pixels across (the asked width scaled down to at most [`PIXELS_WIDTH_MAX`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        width: Option<u32>,
+        /// Pixels down (the drawn height, scaled like the width).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        height: Option<u32>,
+        /// The page's whole height at the asked width, in CSS px (may exceed what was drawn).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        page_height: Option<u32>,
+        /// `width × height` RGBA8 pixels, rows top to bottom, in base64.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rgba: Option<String>,
+        /// How long drawing took (ms).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ms: Option<f64>,
+        /// Why there is no drawing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failed: Option<String>,
+    },
 }
+
+/// Widest drawing a picture frame sends back (px): the likeness check compares a 64-cell grid, so
+/// five pixels a cell is plenty, and a page comes back in hundreds of KB rather than megabytes.
+/// `public/preview-pixels.js` and `app/js/picture.js` hold the same number.
+pub const PIXELS_WIDTH_MAX: u32 = 320;
+
+/// Tallest drawing a picture frame sends back (px): eight widths of [`PIXELS_WIDTH_MAX`], about
+/// eight screens of a phone mock or five of a desktop one.
+pub const PIXELS_HEIGHT_MAX: u32 = 8 * PIXELS_WIDTH_MAX;
 
 #[cfg(test)]
 #[path = "frames_tests.rs"]

@@ -21,6 +21,7 @@ fn to_frame_examples() -> Vec<(ToFrame, ToFrame)> {
         },
         ToFrame::Pick { on: true },
         ToFrame::Ping { id: 1 },
+        ToFrame::Picture { doc: "<p>hi".into(), width: 640, max_height: 2560 },
     ];
     all.into_iter()
         .map(|m| match m {
@@ -30,6 +31,7 @@ fn to_frame_examples() -> Vec<(ToFrame, ToFrame)> {
             | ToFrame::Run { .. }
             | ToFrame::Check { .. }
             | ToFrame::Pick { .. }
+            | ToFrame::Picture { .. }
             | ToFrame::Ping { .. } => (m.clone(), m),
         })
         .collect()
@@ -55,6 +57,14 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
             ms: Some(3.0),
             failed: Some("stopped".into()),
         },
+        FromFrame::Pixels {
+            width: Some(320),
+            height: Some(240),
+            page_height: Some(480),
+            rgba: Some("AAAA".into()),
+            ms: Some(4.0),
+            failed: Some("not drawn".into()),
+        },
     ];
     all.into_iter()
         .map(|m| {
@@ -66,6 +76,14 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
                 FromFrame::Checked { .. } => {
                     FromFrame::Checked { results: None, text: None, ms: None, failed: None }
                 }
+                FromFrame::Pixels { .. } => FromFrame::Pixels {
+                    width: None,
+                    height: None,
+                    page_height: None,
+                    rgba: None,
+                    ms: None,
+                    failed: None,
+                },
                 FromFrame::Ready
                 | FromFrame::Console { .. }
                 | FromFrame::Loaded

@@ -17,9 +17,11 @@ pub use crate::Tokenizer;
 use crate::{Secret, ServerMessage, StartRequest, StreamId};
 
 mod lanes;
+mod likeness;
 
 pub use crate::diff::DiffHunk;
 pub use crate::project::AnswerFile;
+pub use likeness::{LikenessReport, RgbaImage};
 pub use lanes::{
     ConnectSettings, ConnectionReport, ConnectionState, LaneEvent, LaneUpdate, frame_is_final, frame_stream,
 };
@@ -85,6 +87,16 @@ pub enum WorkerRequest {
         /// maps them to `data:` URLs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         packages: Option<PreviewPackages>,
+    },
+    /// How close a page, drawn by its picture frame at the mock's width, is to the mock: answered
+    /// with [`WorkerResponse::Likeness`] of the same `job`.
+    Likeness {
+        /// Chosen by the page, echoed in the answer.
+        job: u32,
+        /// The picture the person gave.
+        mock: RgbaImage,
+        /// The page as drawn.
+        page: RgbaImage,
     },
 }
 
@@ -216,6 +228,8 @@ pub enum WorkerResponse {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         shape: Option<crate::project::ProjectShape>,
     },
+    /// The answer to [`WorkerRequest::Likeness`].
+    Likeness(LikenessReport),
 }
 
 /// A stream's parse since the previous update.
@@ -344,6 +358,13 @@ mod tests {
                 lanes: vec![LaneUpdate { stream: 2, text_bytes: 3, ..LaneUpdate::default() }],
             },
             WorkerResponse::Connection(ConnectionReport::default()),
+            WorkerResponse::Likeness(LikenessReport {
+                job: 7,
+                score: Some(0.5),
+                findings: vec!["the page is 40 px taller than the picture".into()],
+                problem: None,
+                ms: 2.0,
+            }),
         ];
         for response in responses {
             let json = serde_json::to_string(&response).expect("serialises");
@@ -353,6 +374,11 @@ mod tests {
             WorkerRequest::UseKey { provider: "p".into(), key: Some(Secret::new("k")) },
             WorkerRequest::Cancel { stream: 4 },
             WorkerRequest::Online { online: false },
+            WorkerRequest::Likeness {
+                job: 7,
+                mock: RgbaImage { width: 1, height: 1, rgba: "AAAA/w==".into() },
+                page: RgbaImage { width: 1, height: 1, rgba: "////fw==".into() },
+            },
         ];
         for request in requests {
             let json = serde_json::to_string(&request).expect("serialises");

@@ -159,6 +159,10 @@ impl Worker {
                 | WorkerRequest::Online { .. },
                 None,
             ) => web_sys::console::warn_1(&"flint-worker: not connected yet (Connect comes first)".into()),
+            (WorkerRequest::Likeness { job, mock, page }, _) => {
+                let report = crate::likeness::request::answer(job, &mock, &page, || self.now());
+                self.post(&WorkerResponse::Likeness(report));
+            }
             (request, _) => {
                 let next = self.session.borrow_mut().handle(request, self.now());
                 self.follow(next);

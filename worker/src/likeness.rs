@@ -11,6 +11,7 @@
 
 mod findings;
 mod grid;
+pub mod request;
 mod structure;
 
 use thiserror::Error;

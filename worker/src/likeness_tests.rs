@@ -137,3 +137,44 @@ fn transparent_pixels_read_as_white() {
     let white = Rgba::new(16, 16, vec![255; 16 * 16 * 4]).expect("valid");
     assert!(compare(&clear, &white).score > 0.99);
 }
+
+mod requests {
+    use base64::Engine;
+    use base64::engine::general_purpose::STANDARD;
+    use flint_protocol::worker::RgbaImage;
+
+    use super::super::request::answer;
+
+    fn image(width: u32, height: u32, value: u8) -> RgbaImage {
+        RgbaImage { width, height, rgba: STANDARD.encode(vec![value; (width * height * 4) as usize]) }
+    }
+
+    #[test]
+    fn a_request_is_answered_with_a_score_and_its_findings() {
+        let report = answer(3, &image(64, 48, 255), &image(64, 96, 255), || 0.0);
+        assert_eq!(report.job, 3);
+        assert!(report.score.is_some_and(|s| s > 0.9), "{report:?}");
+        assert_eq!(report.findings, ["the page is 48 px taller than the picture (96 px against 48 px)"]);
+        assert_eq!(report.problem, None);
+    }
+
+    #[test]
+    fn a_drawing_that_claims_huge_sides_is_refused_before_decoding() {
+        // 30,000 px sides and four bytes of pixels: refused on the size alone.
+        let lie = RgbaImage { width: 30_000, height: 30_000, rgba: "AAAA".into() };
+        let report = answer(1, &image(64, 48, 255), &lie, || 0.0);
+        assert_eq!(report.score, None);
+        let problem = report.problem.expect("a sentence");
+        assert!(problem.starts_with("The page's drawing could not be compared: the image is 30000×30000 px"), "{problem}");
+    }
+
+    #[test]
+    fn pixels_that_do_not_fill_the_size_are_refused() {
+        let mut short = image(64, 48, 255);
+        short.rgba.truncate(short.rgba.len() - 4);
+        let report = answer(1, &short, &image(64, 48, 255), || 0.0);
+        assert!(report.problem.is_some_and(|p| p.starts_with("The picture could not be compared")));
+        let mangled = RgbaImage { width: 8, height: 8, rgba: "*".repeat(344) };
+        assert!(answer(1, &mangled, &image(64, 48, 255), || 0.0).problem.is_some());
+    }
+}

@@ -113,12 +113,14 @@ impl Session {
                 let files: Vec<(String, String)> = files.into_iter().map(project_file).collect();
                 Next::Page(id, files_page(&files, packages.as_ref().unwrap_or(&self.packages)))
             }
-            // The connection's requests are the glue's.
+            // The connection's requests are the glue's, and so is the likeness check (it reads the
+            // worker's clock to say what it cost; `likeness::request::answer`).
             WorkerRequest::Connect(_)
             | WorkerRequest::Start(_)
             | WorkerRequest::Cancel { .. }
             | WorkerRequest::UseKey { .. }
-            | WorkerRequest::Online { .. } => Next::Idle,
+            | WorkerRequest::Online { .. }
+            | WorkerRequest::Likeness { .. } => Next::Idle,
         }
     }
 
