@@ -106,7 +106,7 @@ self.FlintPixels = (() => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">`
       + `<foreignObject x="0" y="0" width="100%" height="100%">${markup(root)}</foreignObject></svg>`;
     const image = new ImageType(width, height);
-    setSrc(image, `data:image/svg+xml;charset=utf-8,${encodeURI(svg)}`);
+    apply(setSrc, image, [`data:image/svg+xml;charset=utf-8,${encodeURI(svg)}`]);
     try {
       await decodeImage(image);
     } catch (_) {
