@@ -20,9 +20,9 @@ nav{height:64px;background:${o.alt ? '#f4f6f8' : '#111827'};color:${o.alt ? '#11
 <div class="cards">${repeat(3, (i) => `<div class="card"><h3>${W(o, 'Feature', 'Benefit')} ${i + 1}</h3><p>${W(o, 'Short text about it.', 'A line on why it matters.')}</p></div>`)}</div>`),
 
   dashboard: (o) => page(o, `
-body{display:flex;min-height:640px}aside{width:200px;background:${o.alt ? '#fff' : '#1e293b'};color:${o.alt ? '#333' : '#cbd5e1'};padding:24px ${16 + o.dx}px;${o.alt ? 'order:2;border-left:1px solid #ddd' : ''}}
+body{display:flex;min-height:640px}aside{width:200px;flex:none;background:${o.alt ? '#fff' : '#1e293b'};color:${o.alt ? '#333' : '#cbd5e1'};padding:24px ${16 + o.dx}px;${o.alt ? 'order:2;border-left:1px solid #ddd' : ''}}
 aside p{margin:0 0 18px}main{flex:1;background:#f1f5f9;padding:${24 + o.dx}px}
-.stats{display:grid;grid-template-columns:repeat(4,1fr);gap:16px}.stat{background:#fff;border-radius:8px;padding:16px;height:96px}
+.stats{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:16px}.stat{background:#fff;border-radius:8px;padding:16px;height:96px}
 .stat b{font-size:26px;display:block}table{width:100%;margin-top:24px;background:#fff;border-collapse:collapse}td{padding:10px;border-bottom:1px solid #e2e8f0}`,
   `<aside>${repeat(6, (i) => `<p>${W(o, ['Home', 'Orders', 'Customers', 'Reports', 'Team', 'Settings'], ['Overview', 'Sales', 'Clients', 'Stats', 'People', 'Options'])[i]}</p>`)}</aside>
 <main><div class="stats">${repeat(4, (i) => `<div class="stat">${W(o, 'Revenue', 'Income')}<b>${W(o, '$12,400', '9,310')}${i}</b></div>`)}</div>

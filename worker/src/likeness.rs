@@ -115,11 +115,24 @@ pub struct Finding {
     pub weight: f32,
 }
 
+/// The three views the score is made of, each 0–1 (1: the same).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Views {
+    /// SSIM of the luminance at three scales: lines, edges, blocks.
+    pub structure: f32,
+    /// The colours of the layout's blocks, where they are.
+    pub blocks: f32,
+    /// The palette, wherever it sits.
+    pub palette: f32,
+}
+
 /// How closely a page looks like its picture.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Likeness {
     /// 1: looks the same; 0: nothing alike.
     pub score: f32,
+    /// What the score is made of.
+    pub views: Views,
     /// What differs, most important first (at most [`MAX_FINDINGS`]).
     pub findings: Vec<Finding>,
 }
@@ -132,6 +145,14 @@ const WEIGHT_STRUCTURE: f32 = 0.4;
 const WEIGHT_BLOCKS: f32 = 0.4;
 const WEIGHT_PALETTE: f32 = 0.2;
 
+/// The offsets (cells across, cells down) a page is tried at: up to two cells (about 25 px of an
+/// 800 px mock) up or down, one to either side.
+const OFFSETS: [(isize, isize); 15] = [
+    (0, 0), (0, -1), (0, 1), (0, -2), (0, 2),
+    (-1, 0), (-1, -1), (-1, 1), (-1, -2), (-1, 2),
+    (1, 0), (1, -1), (1, 1), (1, -2), (1, 2),
+];
+
 /// Compares a page rendered at the picture's width (`page`) with the picture (`mock`).
 ///
 /// The page may be taller or shorter: the shorter image is extended with its own background
@@ -142,14 +163,22 @@ pub fn compare(mock: &Rgba, page: &Rgba) -> Likeness {
     let page_grid = Grid::from_rgba(page, GRID_COLUMNS, GRID_MAX_ROWS);
     let rows = mock_grid.rows().max(page_grid.rows());
     let (a, b) = (mock_grid.extended(rows), page_grid.extended(rows));
-    let structure = structure::ssim_pyramid(&a, &b);
-    let blocks = structure::block_colours(&a, &b);
+    // A page laid out a few px lower or to the side (a taller header, other margins) is the same
+    // layout: the page is tried at each small offset and the best kept.
+    let (structure, blocks) = OFFSETS
+        .iter()
+        .map(|&(dx, dy)| {
+            let moved = b.shifted(dx, dy);
+            (structure::ssim_pyramid(&a, &moved), structure::block_colours(&a, &moved))
+        })
+        .max_by(|x, y| (x.0 + x.1).total_cmp(&(y.0 + y.1)))
+        .unwrap_or((0.0, 0.0));
     let palette = structure::palette(&a, &b);
     let score = (WEIGHT_STRUCTURE * structure + WEIGHT_BLOCKS * blocks + WEIGHT_PALETTE * palette).clamp(0.0, 1.0);
     let mut findings = findings::describe(mock, page, &a, &b);
     findings.sort_by(|x, y| y.weight.total_cmp(&x.weight));
     findings.truncate(MAX_FINDINGS);
-    Likeness { score, findings }
+    Likeness { score, views: Views { structure, blocks, palette }, findings }
 }
 
 #[cfg(test)]

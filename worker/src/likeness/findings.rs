@@ -129,11 +129,12 @@ fn side_column(grid: &Grid, rows: usize, side: Side) -> Option<usize> {
     (edge >= 2).then_some(edge)
 }
 
-/// The commonest colour of the first `rows` rows (cells rounded to 16 levels a channel).
+/// The commonest colour of the top and bottom rows (cells rounded to 16 levels a channel): the
+/// page's own background shows there, around a sidebar and between cards, more than anywhere else.
 fn background(grid: &Grid, rows: usize) -> Cell {
     let key = |c: &Cell| ((c.r * 15.0).round() as u32, (c.g * 15.0).round() as u32, (c.b * 15.0).round() as u32);
     let mut counts: std::collections::HashMap<(u32, u32, u32), (u32, Cell)> = std::collections::HashMap::new();
-    for y in 0..rows {
+    for y in [0, rows.saturating_sub(1)] {
         for c in grid.row(y) {
             counts.entry(key(c)).or_insert((0, *c)).0 += 1;
         }

@@ -116,6 +116,19 @@ impl Grid {
         Self { columns: self.columns, cells }
     }
 
+    /// Moved `dx` cells right and `dy` down; the edge cells fill what is uncovered.
+    pub fn shifted(&self, dx: isize, dy: isize) -> Self {
+        let (columns, rows) = (self.columns as isize, self.rows() as isize);
+        let mut cells = Vec::with_capacity(self.cells.len());
+        for y in 0..rows {
+            for x in 0..columns {
+                let (sx, sy) = ((x - dx).clamp(0, columns - 1), (y - dy).clamp(0, rows - 1));
+                cells.push(self.cells[(sy * columns + sx) as usize]);
+            }
+        }
+        Self { columns: self.columns, cells }
+    }
+
     /// Half the size each way (each cell the mean of up to four); odd edges keep their half cells.
     pub fn halved(&self) -> Self {
         let columns = self.columns.div_ceil(2);
