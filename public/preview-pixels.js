@@ -35,6 +35,9 @@ self.FlintPixels = (() => {
   const setProperty = method(CSSStyleDeclaration.prototype, 'setProperty');
   const removeProperty = method(CSSStyleDeclaration.prototype, 'removeProperty');
   const createElement = method(Document.prototype, 'createElement');
+  const bodyOf = getter(Document.prototype, 'body');
+  const computed = (el) => apply(getComputedStyle, window, [el]);
+  const getPropertyValue = method(CSSStyleDeclaration.prototype, 'getPropertyValue');
   const getContext = method(HTMLCanvasElement.prototype, 'getContext');
   const setWidth = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, 'width').set;
   const setHeight = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, 'height').set;
@@ -77,10 +80,34 @@ self.FlintPixels = (() => {
     }
   }
 
+  /**
+   * The background a browser window would show behind the page: the root's, or else the body's
+   * (CSS propagates it to the whole canvas). In an SVG image the root is only a box, so it is set
+   * on the copy's root, stretched to the drawn height.
+   */
+  function canvasBackground(root) {
+    for (const el of [root, bodyOf(doc)]) {
+      if (!el) continue;
+      const style = computed(el);
+      const colour = getPropertyValue(style, 'background-color');
+      const image = getPropertyValue(style, 'background-image');
+      if (image !== 'none' || (colour !== 'transparent' && colour !== 'rgba(0, 0, 0, 0)')) {
+        return `${colour} ${image === 'none' ? '' : image}`;
+      }
+    }
+    return '#fff';
+  }
+
   /** The document as XHTML, without what an SVG image would not show anyway. */
-  function markup(root) {
+  function markup(root, height) {
     const copy = cloneNode(root, true);
     for (const el of queryAllIn(copy, LEFT_OUT)) remove(el);
+    const style = styleOf(copy);
+    setProperty(style, 'background', canvasBackground(root));
+    setProperty(style, 'min-height', `${height}px`);
+    // As the root of a window it would contain its children's margins; as a box in an SVG image
+    // a heading's top margin would collapse through it and leave a white strip above the page.
+    setProperty(style, 'display', 'flow-root');
     return serialize(new Serializer(), copy);
   }
 
@@ -104,7 +131,7 @@ self.FlintPixels = (() => {
     const pageHeight = max(1, heightAt(root, width));
     const height = min(pageHeight, maxHeight);
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">`
-      + `<foreignObject x="0" y="0" width="100%" height="100%">${markup(root)}</foreignObject></svg>`;
+      + `<foreignObject x="0" y="0" width="100%" height="100%">${markup(root, height)}</foreignObject></svg>`;
     const image = new ImageType(width, height);
     apply(setSrc, image, [`data:image/svg+xml;charset=utf-8,${encodeURI(svg)}`]);
     try {
