@@ -21,10 +21,10 @@ mod likeness;
 
 pub use crate::diff::DiffHunk;
 pub use crate::project::AnswerFile;
-pub use likeness::{LikenessReport, RgbaImage};
 pub use lanes::{
     ConnectSettings, ConnectionReport, ConnectionState, LaneEvent, LaneUpdate, frame_is_final, frame_stream,
 };
+pub use likeness::{LikenessReport, RgbaImage};
 
 /// From the page to the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -148,9 +148,21 @@ const WEIGHT_PALETTE: f32 = 0.2;
 /// The offsets (cells across, cells down) a page is tried at: up to two cells (about 25 px of an
 /// 800 px mock) up or down, one to either side.
 const OFFSETS: [(isize, isize); 15] = [
-    (0, 0), (0, -1), (0, 1), (0, -2), (0, 2),
-    (-1, 0), (-1, -1), (-1, 1), (-1, -2), (-1, 2),
-    (1, 0), (1, -1), (1, 1), (1, -2), (1, 2),
+    (0, 0),
+    (0, -1),
+    (0, 1),
+    (0, -2),
+    (0, 2),
+    (-1, 0),
+    (-1, -1),
+    (-1, 1),
+    (-1, -2),
+    (-1, 2),
+    (1, 0),
+    (1, -1),
+    (1, 1),
+    (1, -2),
+    (1, 2),
 ];
 
 /// Compares a page rendered at the picture's width (`page`) with the picture (`mock`).
@@ -174,7 +186,8 @@ pub fn compare(mock: &Rgba, page: &Rgba) -> Likeness {
         .max_by(|x, y| (x.0 + x.1).total_cmp(&(y.0 + y.1)))
         .unwrap_or((0.0, 0.0));
     let palette = structure::palette(&a, &b);
-    let score = (WEIGHT_STRUCTURE * structure + WEIGHT_BLOCKS * blocks + WEIGHT_PALETTE * palette).clamp(0.0, 1.0);
+    let score =
+        (WEIGHT_STRUCTURE * structure + WEIGHT_BLOCKS * blocks + WEIGHT_PALETTE * palette).clamp(0.0, 1.0);
     let mut findings = findings::describe(mock, page, &a, &b);
     findings.sort_by(|x, y| y.weight.total_cmp(&x.weight));
     findings.truncate(MAX_FINDINGS);

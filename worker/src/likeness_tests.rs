@@ -26,7 +26,11 @@ fn lines(x: u32, y: u32, width: u32, count: u32, dy: u32) -> Vec<(u32, u32, u32,
 
 /// A dark header, a card of text, a blue button.
 fn landing(shift: u32, line_gap: u32) -> Vec<(u32, u32, u32, u32, [u8; 3])> {
-    let mut rects = vec![(0, 0, 640, 80, DARK), (60 + shift, 120 + shift, 520, 200, GREY), (80 + shift, 400, 160, 40, BLUE)];
+    let mut rects = vec![
+        (0, 0, 640, 80, DARK),
+        (60 + shift, 120 + shift, 520, 200, GREY),
+        (80 + shift, 400, 160, 40, BLUE),
+    ];
     rects.extend(lines(80 + shift, 140 + shift, 440, 8, line_gap));
     rects
 }
@@ -109,7 +113,10 @@ fn a_header_of_another_colour_is_named() {
     rects[0].4 = [250, 250, 250];
     let likeness = compare(&mock, &draw(640, 480, &rects));
     let text: Vec<&str> = likeness.findings.iter().map(|f| f.text.as_str()).collect();
-    assert!(text.iter().any(|t| t.contains("top band (0–60 px) is dark in the picture and light in the page")), "{text:?}");
+    assert!(
+        text.iter().any(|t| t.contains("top band (0–60 px) is dark in the picture and light in the page")),
+        "{text:?}"
+    );
 }
 
 #[test]
@@ -119,7 +126,10 @@ fn a_missing_sidebar_is_named() {
     rects.remove(0);
     let likeness = compare(&mock, &draw(640, 480, &rects));
     let text: Vec<&str> = likeness.findings.iter().map(|f| f.text.as_str()).collect();
-    assert!(text.iter().any(|t| t.starts_with("the picture has a column at the left (about 160 px wide)")), "{text:?}");
+    assert!(
+        text.iter().any(|t| t.starts_with("the picture has a column at the left (about 160 px wide)")),
+        "{text:?}"
+    );
 }
 
 #[test]
@@ -165,7 +175,10 @@ mod requests {
         let report = answer(1, &image(64, 48, 255), &lie, || 0.0);
         assert_eq!(report.score, None);
         let problem = report.problem.expect("a sentence");
-        assert!(problem.starts_with("The page's drawing could not be compared: the image is 30000×30000 px"), "{problem}");
+        assert!(
+            problem.starts_with("The page's drawing could not be compared: the image is 30000×30000 px"),
+            "{problem}"
+        );
     }
 
     #[test]

@@ -36,7 +36,12 @@ fn height(mock: &Rgba, page: &Rgba) -> Option<Finding> {
     }
     let way = if diff > 0.0 { "taller" } else { "shorter" };
     Some(Finding {
-        text: format!("the page is {} px {way} than the picture ({} px against {} px)", diff.abs().round(), page_height.round(), mock_height.round()),
+        text: format!(
+            "the page is {} px {way} than the picture ({} px against {} px)",
+            diff.abs().round(),
+            page_height.round(),
+            mock_height.round()
+        ),
         weight: (diff.abs() / mock_height).min(1.0),
     })
 }
@@ -58,9 +63,12 @@ fn bands(a: &Grid, b: &Grid, rows: usize, px_per_cell: f32) -> Vec<Finding> {
             (previous, next) => {
                 if let Some((from, to, na, nb, distance)) = previous {
                     let place = place(from, to, rows);
-                    let (top, bottom) = ((from as f32 * px_per_cell).round(), (to as f32 * px_per_cell).round());
+                    let (top, bottom) =
+                        ((from as f32 * px_per_cell).round(), (to as f32 * px_per_cell).round());
                     out.push(Finding {
-                        text: format!("the {place} band ({top}–{bottom} px) is {na} in the picture and {nb} in the page"),
+                        text: format!(
+                            "the {place} band ({top}–{bottom} px) is {na} in the picture and {nb} in the page"
+                        ),
                         weight: distance * (to - from) as f32 / rows as f32 + 0.1,
                     });
                 }
@@ -132,8 +140,10 @@ fn side_column(grid: &Grid, rows: usize, side: Side) -> Option<usize> {
 /// The commonest colour of the top and bottom rows (cells rounded to 16 levels a channel): the
 /// page's own background shows there, around a sidebar and between cards, more than anywhere else.
 fn background(grid: &Grid, rows: usize) -> Cell {
-    let key = |c: &Cell| ((c.r * 15.0).round() as u32, (c.g * 15.0).round() as u32, (c.b * 15.0).round() as u32);
-    let mut counts: std::collections::HashMap<(u32, u32, u32), (u32, Cell)> = std::collections::HashMap::new();
+    let key =
+        |c: &Cell| ((c.r * 15.0).round() as u32, (c.g * 15.0).round() as u32, (c.b * 15.0).round() as u32);
+    let mut counts: std::collections::HashMap<(u32, u32, u32), (u32, Cell)> =
+        std::collections::HashMap::new();
     for y in [0, rows.saturating_sub(1)] {
         for c in grid.row(y) {
             counts.entry(key(c)).or_insert((0, *c)).0 += 1;
@@ -204,6 +214,12 @@ fn colour_name(c: Cell) -> String {
         h if h < 290.0 => "purple",
         _ => "pink",
     };
-    let tone = if luma < 0.3 { "dark " } else if luma > 0.75 { "light " } else { "" };
+    let tone = if luma < 0.3 {
+        "dark "
+    } else if luma > 0.75 {
+        "light "
+    } else {
+        ""
+    };
     format!("{tone}{name}")
 }

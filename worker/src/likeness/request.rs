@@ -27,9 +27,12 @@ pub fn decode(image: &RgbaImage) -> Result<Rgba, ImageError> {
     if image.rgba.len() as u64 != expected.div_ceil(3) * 4 {
         return Err(ImageError::WrongLength { width, height, bytes: image.rgba.len() / 4 * 3, expected });
     }
-    let data = STANDARD
-        .decode(image.rgba.as_bytes())
-        .map_err(|_| ImageError::WrongLength { width, height, bytes: 0, expected })?;
+    let data = STANDARD.decode(image.rgba.as_bytes()).map_err(|_| ImageError::WrongLength {
+        width,
+        height,
+        bytes: 0,
+        expected,
+    })?;
     Rgba::new(width, height, data)
 }
 
@@ -37,7 +40,9 @@ pub fn decode(image: &RgbaImage) -> Result<Rgba, ImageError> {
 /// `performance.now`, or nothing natively) so the report says what it cost.
 pub fn answer(job: u32, mock: &RgbaImage, page: &RgbaImage, clock: impl Fn() -> f64) -> LikenessReport {
     let started = clock();
-    let images = decode(mock).map_err(|e| refuse("picture", e)).and_then(|m| Ok((m, decode(page).map_err(|e| refuse("page's drawing", e))?)));
+    let images = decode(mock)
+        .map_err(|e| refuse("picture", e))
+        .and_then(|m| Ok((m, decode(page).map_err(|e| refuse("page's drawing", e))?)));
     let (score, findings, problem) = match images {
         Ok((mock, page)) => {
             let likeness = compare(&mock, &page);

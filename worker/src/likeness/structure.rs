@@ -36,8 +36,10 @@ fn ssim(a: &Grid, b: &Grid) -> Option<f32> {
     if columns < 3 || rows < 3 {
         return None;
     }
-    let la: Vec<f32> = (0..rows).flat_map(|y| a.row(y).iter().map(|c| c.luma()).collect::<Vec<_>>()).collect();
-    let lb: Vec<f32> = (0..rows).flat_map(|y| b.row(y).iter().map(|c| c.luma()).collect::<Vec<_>>()).collect();
+    let la: Vec<f32> =
+        (0..rows).flat_map(|y| a.row(y).iter().map(|c| c.luma()).collect::<Vec<_>>()).collect();
+    let lb: Vec<f32> =
+        (0..rows).flat_map(|y| b.row(y).iter().map(|c| c.luma()).collect::<Vec<_>>()).collect();
     let mut sum = 0.0;
     let mut windows = 0.0;
     for y in 1..rows - 1 {
