@@ -8,7 +8,7 @@ import { launchBrowser } from './harness.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NAMES = ['preview.html', 'preview-runtime.js', 'preview-checks.js', 'preview-pick.js', 'preview-live.js',
-  'preview-capture.js', 'preview-messages.js'];
+  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js'];
 
 // The app's side, reduced: frames that load preview.html, each given a port, and a way to send a
 // message to frame `i` and wait for its `applied`.
