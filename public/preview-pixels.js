@@ -162,5 +162,38 @@ self.FlintPixels = (() => {
     };
   }
 
-  return { picture };
+  // How long a page has to load, then to settle (fonts, a first render by script), before it is
+  // drawn as it stands.
+  const LOAD_WAIT_MS = 1_500;
+  const SETTLE_MS = 60;
+  const setTimer = setTimeout;
+  const PromiseType = Promise;
+  const addListener = method(EventTarget.prototype, 'addEventListener');
+  const win = window;
+
+  /**
+   * Writes `doc` into this frame with `writeDoc(doc, afterOpen)` (the runtime's document.open,
+   * then `afterOpen`, then write and close), waits for it to load and settle, draws it, and hands
+   * the `pixels` message to `send`.
+   */
+  async function run(doc, width, maxHeight, writeDoc, send) {
+    let loaded;
+    const load = new PromiseType((resolve) => {
+      loaded = resolve;
+      setTimer(resolve, LOAD_WAIT_MS);
+    });
+    // open() drops every listener of the window: the load listener goes in after it.
+    writeDoc(doc, () => addListener(win, 'load', loaded));
+    await load;
+    await new PromiseType((resolve) => setTimer(resolve, SETTLE_MS));
+    let message;
+    try {
+      message = await picture(width, maxHeight);
+    } catch (err) {
+      message = { flint: 'pixels', failed: `The page could not be drawn: ${err}` };
+    }
+    send(message);
+  }
+
+  return { picture, run };
 })();

@@ -298,34 +298,6 @@
     send({ flint: 'checked', results: report.results, text: report.text, ms: now() - started });
   }
 
-  // How long a picture frame's page has to load, then to settle (fonts, a first render by script),
-  // before it is drawn as it stands.
-  const PICTURE_LOAD_MS = 1_500;
-  const PICTURE_SETTLE_MS = 60;
-  const setTimer = setTimeout;
-  const PromiseType = Promise;
-
-  /** Runs `doc` here, hidden, and sends a drawing of it `width` CSS px wide (preview-pixels.js). */
-  async function picture(doc, width, maxHeight) {
-    written = true;
-    open(document);
-    const loaded = new PromiseType((resolve) => {
-      addListener(window, 'load', resolve);
-      setTimer(resolve, PICTURE_LOAD_MS);
-    });
-    write(document, doc);
-    close(document);
-    await loaded;
-    await new PromiseType((resolve) => setTimer(resolve, PICTURE_SETTLE_MS));
-    let message;
-    try {
-      message = await pixels.picture(width, maxHeight);
-    } catch (err) {
-      message = { flint: 'pixels', failed: `The page could not be drawn: ${err}` };
-    }
-    send(message);
-  }
-
   function receive(event) {
     const data = messageData(event);
     const problem = messages.problem(data);
@@ -368,7 +340,13 @@
       check(data.doc, data.expect);
     } else if (data.flint === 'picture' && pixels) {
       // A picture frame: the page runs here only to be drawn; nothing it logs is forwarded.
-      picture(data.doc, data.width, data.max_height);
+      written = true;
+      pixels.run(data.doc, data.width, data.max_height, (doc, afterOpen) => {
+        open(document);
+        afterOpen();
+        write(document, doc);
+        close(document);
+      }, send);
     } else if (data.flint === 'run') {
       written = true;
       canPick = true;

@@ -19,6 +19,8 @@ test('what the runtime, check and pick frames send passes the table', () => {
     { flint: 'picked', cancelled: true },
     { flint: 'checked', results: [], text: 'page', ms: 12 },
     { flint: 'checked', failed: 'The checks stopped' },
+    { flint: 'pixels', width: 320, height: 240, page_height: 600, rgba: 'AAAA', ms: 12 },
+    { flint: 'pixels', failed: 'The page could not be drawn' },
   ]) {
     assert.equal(messageProblem(message), null, JSON.stringify(message));
   }
@@ -40,5 +42,5 @@ test('unknown kinds, missing and mistyped fields are named, and the message drop
 
 test('every kind the page handles is in the table', () => {
   assert.deepEqual(Object.keys(FROM_FRAME).sort(),
-    ['applied', 'checked', 'console', 'gone', 'loaded', 'picked', 'pong', 'ready']);
+    ['applied', 'checked', 'console', 'gone', 'loaded', 'picked', 'pixels', 'pong', 'ready']);
 });
