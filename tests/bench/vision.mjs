@@ -109,6 +109,16 @@ for (const fixture of fixtures) {
   const worst = byId.get(`${fixture}/${CANDIDATES[1 + scores.slice(1).indexOf(best)]}`);
   rows.push(`| ${fixture} | ${scores.map((s) => s.toFixed(3)).join(' | ')} | ${margin > 0 ? 'yes' : '**no**'} | ${margin.toFixed(3)} | ${(worst.findings[0] ?? '').replace(/\|/g, '/')} |`);
 }
+// Which view ranks best alone: the score's parts (the example reports them) each used as the score.
+const VIEWS = [['structure (SSIM, 3 scales, best of 15 offsets)', 0], ['block colours (16-wide grid)', 1], ['palette (histogram)', 2]];
+const viewRows = VIEWS.map(([name, i]) => {
+  const ms = fixtures.map((f) => {
+    const v = CANDIDATES.map((c) => byId.get(`${f}/${c}`).views?.[i] ?? 0);
+    return v[0] - Math.max(...v.slice(1));
+  });
+  return `| ${name} | ${ms.filter((m) => m > 0).length} of ${fixtures.length} | ${mean(ms).toFixed(3)} | ${Math.min(...ms).toFixed(3)} |`;
+});
+viewRows.push(`| **the score**: 0.4 structure + 0.4 blocks + 0.2 palette | ${first} of ${fixtures.length} | ${mean(margins).toFixed(3)} | ${Math.min(...margins).toFixed(3)} |`);
 const walls = drawn.map((d) => d.wall);
 const draws = drawn.map((d) => d.draw);
 const compares = answers.map((a) => a.ms);
@@ -131,6 +141,14 @@ mean ${mean(margins).toFixed(3)}, smallest ${Math.min(...margins).toFixed(3)}.
 | mock | match | scheme | other | third | first? | margin | what the best wrong page hears first |
 |---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
+
+## Which view ranks best
+
+Each part of the score used alone, on the same drawings:
+
+| view | match first | mean margin | smallest margin |
+|---|---|---|---|
+${viewRows.join('\n')}
 
 ## Time per page
 
