@@ -78,11 +78,6 @@ impl Grid {
         Self { columns, cells }
     }
 
-    /// A grid from its cells (for tests and the coarser scales).
-    pub fn from_cells(columns: usize, cells: Vec<Cell>) -> Self {
-        Self { columns, cells }
-    }
-
     /// Cells across.
     pub fn columns(&self) -> usize {
         self.columns
