@@ -7,8 +7,9 @@
 // DOM is serialised into an SVG <foreignObject>, the SVG decoded as an image from a data: URL and
 // drawn to a canvas (Chromium does not taint a canvas for a data: SVG, foreignObject or not), and
 // the canvas read back. Scripts do not run in an SVG image and it loads nothing from outside, so
-// the page's own <style> is what styles it, and its images, web fonts and canvases are left out:
-// a layout's blocks, colours and text are what the check compares. The pixels are the page's word
+// the page's own <style> is what styles it; a canvas is kept as an image of its drawing and typed
+// values as attributes, but images from URLs and web fonts are left out: a layout's blocks,
+// colours and text are what the check compares. The pixels are the page's word
 // (it shares this realm and can draw anything): a page that lies only hurts its own score, and the
 // app checks their size against what it asked for (app/js/picture.js).
 self.FlintPixels = (() => {
@@ -35,6 +36,16 @@ self.FlintPixels = (() => {
   const setProperty = method(CSSStyleDeclaration.prototype, 'setProperty');
   const removeProperty = method(CSSStyleDeclaration.prototype, 'removeProperty');
   const createElement = method(Document.prototype, 'createElement');
+  const queryAllDoc = method(Document.prototype, 'querySelectorAll');
+  const toDataURL = method(HTMLCanvasElement.prototype, 'toDataURL');
+  const replaceWith = method(Element.prototype, 'replaceWith');
+  const setAttribute = method(Element.prototype, 'setAttribute');
+  const getAttribute = method(Element.prototype, 'getAttribute');
+  const inputValue = getter(HTMLInputElement.prototype, 'value');
+  const textareaValue = getter(HTMLTextAreaElement.prototype, 'value');
+  const checkedOf = getter(HTMLInputElement.prototype, 'checked');
+  const TextArea = HTMLTextAreaElement;
+  const setText = Object.getOwnPropertyDescriptor(Node.prototype, 'textContent').set;
   const bodyOf = getter(Document.prototype, 'body');
   const computed = (el) => apply(getComputedStyle, window, [el]);
   const getPropertyValue = method(CSSStyleDeclaration.prototype, 'getPropertyValue');
@@ -98,9 +109,44 @@ self.FlintPixels = (() => {
     return '#fff';
   }
 
+  /**
+   * What the copy would lose that the page shows: a canvas's drawing (as an image of it, unless
+   * the page tainted it), and what was typed into fields (a copy keeps only their attributes).
+   * The copy's elements come in the same document order as the page's.
+   */
+  function keepState(copy) {
+    const canvases = queryAllDoc(doc, 'canvas');
+    const copies = queryAllIn(copy, 'canvas');
+    for (let i = 0; i < canvases.length && i < copies.length; i++) {
+      try {
+        const image = createElement(doc, 'img');
+        setAttribute(image, 'src', toDataURL(canvases[i]));
+        setAttribute(image, 'style', getAttribute(copies[i], 'style') ?? '');
+        setAttribute(image, 'width', getAttribute(copies[i], 'width') ?? '300');
+        setAttribute(image, 'height', getAttribute(copies[i], 'height') ?? '150');
+        replaceWith(copies[i], image);
+      } catch (_) {
+        // A tainted canvas stays blank in the drawing.
+      }
+    }
+    const fields = queryAllDoc(doc, 'input, textarea');
+    const fieldCopies = queryAllIn(copy, 'input, textarea');
+    for (let i = 0; i < fields.length && i < fieldCopies.length; i++) {
+      const field = fields[i];
+      if (field instanceof TextArea) {
+        apply(setText, fieldCopies[i], [textareaValue(field)]);
+      } else {
+        setAttribute(fieldCopies[i], 'value', inputValue(field));
+        if (checkedOf(field)) setAttribute(fieldCopies[i], 'checked', '');
+      }
+    }
+  }
+
   /** The document as XHTML, without what an SVG image would not show anyway. */
   function markup(root, height) {
     const copy = cloneNode(root, true);
+    // Before anything is removed, while the copy's elements still line up with the page's.
+    keepState(copy);
     for (const el of queryAllIn(copy, LEFT_OUT)) remove(el);
     const style = styleOf(copy);
     setProperty(style, 'background', canvasBackground(root));

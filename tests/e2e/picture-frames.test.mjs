@@ -83,6 +83,22 @@ test('a page drawn by the runtime comes back at the size asked for', async () =>
   assert.deepEqual([...first.subarray(0, 4)], [255, 170, 0, 255]);
 });
 
+test('what a page drew on a canvas and typed into a field is in its drawing', async () => {
+  const doc = `<!doctype html><body style="margin:0"><canvas id="c" width="800" height="100" style="display:block"></canvas>
+    <input id="i" style="display:block;width:800px;height:100px;border:0;padding:0;font-size:90px;background:#fff;color:#000">
+    <script>const x = document.getElementById('c').getContext('2d'); x.fillStyle = '#0a0'; x.fillRect(0, 0, 800, 100);
+    document.getElementById('i').value = '█████████████';</script></body>`;
+  const outcome = await draw('preview.html', doc, 800, 600, 600);
+  assert.equal(outcome.failed, undefined, outcome.failed);
+  const bytes = Buffer.from(outcome.rgba, 'base64');
+  const at = (x, y) => [...bytes.subarray((y * outcome.width + x) * 4, (y * outcome.width + x) * 4 + 3)];
+  // The canvas's green, drawn by script: kept as an image of the canvas.
+  assert.deepEqual(at(160, 20), [0, 170, 0]);
+  // The typed blocks, dark, where an empty field would be white.
+  const row = Array.from({ length: 100 }, (_, x) => at(x + 2, 60)[0]);
+  assert.ok(Math.min(...row) < 100, `the field's row: ${row.slice(0, 20)}`);
+});
+
 test('a frame that floods its port is given up on', async () => {
   const outcome = await draw('hostile.html#flood');
   assert.match(outcome.failed, /more than Flint's runtime ever does/);
