@@ -59,6 +59,9 @@ pub enum ImageError {
         /// Its height.
         height: u32,
     },
+    /// The pixels are not standard base64.
+    #[error("its pixels are not base64 (standard alphabet, padded)")]
+    NotBase64,
     /// The bytes are not `width × height × 4`.
     #[error("the image says {width}×{height} px but has {bytes} bytes of RGBA, not {expected}")]
     WrongLength {

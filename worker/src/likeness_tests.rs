@@ -188,6 +188,7 @@ mod requests {
         let report = answer(1, &short, &image(64, 48, 255), || 0.0);
         assert!(report.problem.is_some_and(|p| p.starts_with("The picture could not be compared")));
         let mangled = RgbaImage { width: 8, height: 8, rgba: "*".repeat(344) };
-        assert!(answer(1, &mangled, &image(64, 48, 255), || 0.0).problem.is_some());
+        let problem = answer(1, &mangled, &image(64, 48, 255), || 0.0).problem.expect("a sentence");
+        assert!(problem.ends_with("its pixels are not base64 (standard alphabet, padded)."), "{problem}");
     }
 }

@@ -27,12 +27,7 @@ pub fn decode(image: &RgbaImage) -> Result<Rgba, ImageError> {
     if image.rgba.len() as u64 != expected.div_ceil(3) * 4 {
         return Err(ImageError::WrongLength { width, height, bytes: image.rgba.len() / 4 * 3, expected });
     }
-    let data = STANDARD.decode(image.rgba.as_bytes()).map_err(|_| ImageError::WrongLength {
-        width,
-        height,
-        bytes: 0,
-        expected,
-    })?;
+    let data = STANDARD.decode(image.rgba.as_bytes()).map_err(|_| ImageError::NotBase64)?;
     Rgba::new(width, height, data)
 }
 
