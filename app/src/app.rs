@@ -28,6 +28,9 @@ pub fn App() -> impl IntoView {
     let gateway = use_gateway();
     crate::interop::warm_local_time();
     provide_worker_link(gateway.worker.clone());
+    // The pictures' describing stream goes through the same connection as every generation.
+    let (describe_start, describe_cancel, describe_worker) =
+        (gateway.start.clone(), gateway.cancel.clone(), gateway.worker.clone());
     let runner = Runner::new(gateway.start, gateway.cancel, gateway.worker);
     provide_context(OwnKeys(gateway.use_key));
     provide_context(runner);
@@ -45,6 +48,7 @@ pub fn App() -> impl IntoView {
     let draft = Draft::new();
     provide_context(draft);
     let fan_out = provide_fan_out();
+    crate::pictures::provide_pictures(describe_start, describe_cancel, describe_worker, choice, fan_out);
     let link = provide_shared_link();
     provide_preview_width();
     let code_pane = CodePane::provide();

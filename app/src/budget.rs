@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use flint_protocol::picture::with_description;
 use flint_protocol::prompt::{RequestParts, file_text, goal_text, turn_text};
 use flint_protocol::worker::BudgetRequest;
 use flint_protocol::{ModelInfo, Tokenizer};
@@ -97,14 +98,20 @@ pub fn use_budget(runner: &Runner, draft: Draft, choice: ModelChoice) {
                 changed(&mut sent.history, context.thread.iter().map(|t| turn_text(t, file)).collect());
         });
     });
-    // What the person types: cheap, sent as they type.
+    // What the person types: cheap, sent as they type. A model that does not see is sent the
+    // pictures' description with the prompt, so it counts with it.
+    let pictures = crate::pictures::expect_pictures();
     Effect::new(move |_| {
         model.track();
         let prompt = draft.prompt.get();
         let goal = draft.goal.get();
+        let prompt = match (pictures.needed.get(), pictures.description.get()) {
+            (Some(by), Some(d)) if d.by == by => with_description(prompt.trim(), &d.text, &by),
+            _ => prompt.trim().to_owned(),
+        };
         send(&|sent, request| {
             request.goal = changed(&mut sent.goal, goal_text(&goal));
-            request.prompt = changed(&mut sent.prompt, prompt.trim().to_owned());
+            request.prompt = changed(&mut sent.prompt, prompt.clone());
         });
     });
 }

@@ -11,6 +11,7 @@ use crate::draft::Draft;
 use crate::interop::{bench_seed, random};
 use crate::judge::{Report, expect, fix_prompt};
 use crate::pick::scope_prompt;
+use crate::pictures::{JobPictures, expect_pictures, refusal, run_models, sees};
 use crate::prompt::{Ask, Job, compose, too_long_for_any};
 use crate::run::Runner;
 use crate::variations::{best_of_lanes, compare_lanes, variation_lanes};
@@ -149,6 +150,10 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         }
     };
     dress(&mut job, runner, choice, draft);
+    if let Err(why) = with_pictures(&mut job, choice, fan_out) {
+        state.error.set(Some(why));
+        return;
+    }
     if let Some(picked) = picked {
         // The history and the versions keep what the person typed, not the scoping around it.
         job.prompt = draft.prompt.get_untracked().trim().to_owned();
@@ -217,6 +222,34 @@ fn dress(job: &mut Job, runner: &Runner, choice: ModelChoice, draft: Draft) {
         _ => Vec::new(),
     });
     job.auto_continue = draft.auto_continue.get_untracked().then_some(AUTO_CONTINUE);
+}
+
+/// Gives `job` the prompt's pictures, or says why the run cannot go with them: a model that does
+/// not see and has no description yet (or no vision model to write one) is never sent a run that
+/// silently lost its picture.
+fn with_pictures(job: &mut Job, choice: ModelChoice, fan_out: FanOut) -> Result<(), String> {
+    let pictures = expect_pictures();
+    let images: Vec<_> = pictures.images.get_untracked().into_iter().map(|a| a.image).collect();
+    if images.is_empty() {
+        return Ok(());
+    }
+    if pictures.preparing.get_untracked() > 0 {
+        return Err("A picture is still being read: run again in a moment.".into());
+    }
+    let models = untrack(|| run_models(choice, fan_out));
+    let Some(Ok(list)) = choice.models.get_untracked() else {
+        return Err("The model list has not loaded yet, so Flint cannot tell which models see images.".into());
+    };
+    let description = pictures.description.get_untracked();
+    if let Some(why) = refusal(&list, &models, description.as_ref()) {
+        return Err(why);
+    }
+    job.pictures = JobPictures {
+        images,
+        seeing: models.iter().filter(|m| sees(&list, m)).cloned().collect(),
+        description: description.map(|d| (d.text, d.by)),
+    };
+    Ok(())
 }
 
 /// Fix: asks the selected model for edits of the current code that repair what `report` found

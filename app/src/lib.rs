@@ -27,6 +27,7 @@ pub mod meter;
 pub mod metrics;
 pub mod models;
 pub mod pick;
+pub mod pictures;
 pub mod profiles;
 pub mod project;
 pub mod prompt;

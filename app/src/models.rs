@@ -28,8 +28,9 @@ pub fn any_usable(list: &ModelList) -> bool {
 
 /// The picker's text for a model; an unusable one says why.
 pub fn option_label(model: &ModelInfo) -> String {
+    let sees = if model.vision { " · sees images" } else { "" };
     match (&model.problem, model.available) {
-        (_, true) => model.label.clone(),
+        (_, true) => format!("{}{sees}", model.label),
         (Some(problem), false) => format!("{} — {}", model.label, problem),
         (None, false) => format!("{} — unavailable", model.label),
     }
@@ -124,6 +125,7 @@ mod tests {
             context_source: Default::default(),
             tokenizer: Default::default(),
             reasoning: false,
+            vision: false,
             price: None,
             user_key: false,
             available,

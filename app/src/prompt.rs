@@ -6,6 +6,7 @@ use flint_protocol::worker::BudgetReport;
 use flint_protocol::{ChatMessage, Price, Profile, StartRequest};
 
 use crate::judge::{Expect, expect};
+use crate::pictures::JobPictures;
 use crate::profiles;
 
 /// One prompt, ready to send to one model or several.
@@ -39,6 +40,8 @@ pub struct Job {
     /// The sampler's seed for a run without tiles: a benchmark fixes it so that its single run
     /// repeats and is best of N's tile 1; `None` (a person's run) lets the provider pick.
     pub seed: Option<u64>,
+    /// The prompt's pictures: sent to the models that see, described to the others.
+    pub pictures: JobPictures,
 }
 
 impl Job {
@@ -57,6 +60,7 @@ impl Job {
             fix_attempt: 0,
             scope: None,
             seed: None,
+            pictures: JobPictures::default(),
         }
     }
 
@@ -143,7 +147,9 @@ pub fn start_request(model: &str, job: &Job) -> StartRequest {
     let mut params = profiles::apply(job.profile.as_ref(), model, &mut messages);
     params.auto_continue = job.auto_continue.or(params.auto_continue);
     params.seed = job.seed.or(params.seed);
-    StartRequest { stream: 0, model: model.to_owned(), messages, params }
+    let mut request = StartRequest { stream: 0, model: model.to_owned(), messages, params };
+    job.pictures.dress(&mut request);
+    request
 }
 
 /// Tokens kept free for the answer: a quarter of the window, at most the gateway's default cap

@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 
 pub mod diff;
 pub mod frames;
+pub mod image;
 pub mod language;
 mod models;
 mod params;
+pub mod picture;
 pub mod project;
 pub mod prompt;
 pub mod share;
@@ -108,12 +110,22 @@ pub struct ChatMessage {
     pub role: Role,
     /// What was said.
     pub content: String,
+    /// Images that go with the text (a person's message only), at most [`image::MAX_IMAGES`].
+    /// Added in protocol 1 without a bump: absent in older frames, and left out when empty so
+    /// frames without images are byte-for-byte as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<image::ImageData>,
 }
 
 impl ChatMessage {
     /// A message with the given role.
     pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Self { role, content: content.into() }
+        Self { role, content: content.into(), images: Vec::new() }
+    }
+
+    /// A message with the given role and images.
+    pub fn with_images(role: Role, content: impl Into<String>, images: Vec<image::ImageData>) -> Self {
+        Self { role, content: content.into(), images }
     }
 }
 

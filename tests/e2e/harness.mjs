@@ -69,12 +69,13 @@ export async function startUpstream() {
   };
 }
 
-/** A `models` entry: an id, or `{ id, context_window, reasoning, price: { input, output } }`. */
+/** A `models` entry: an id, or `{ id, context_window, reasoning, vision, price: { input, output } }`. */
 function modelToml(model) {
-  const { id, context_window: window, reasoning, price } = typeof model === 'string' ? { id: model } : model;
+  const { id, context_window: window, reasoning, vision, price } = typeof model === 'string' ? { id: model } : model;
   const fields = [`id = ${JSON.stringify(id)}`];
   if (window) fields.push(`context_window = ${window}`);
   if (reasoning !== undefined) fields.push(`reasoning = ${reasoning}`);
+  if (vision !== undefined) fields.push(`vision = ${vision}`);
   if (price) fields.push(`price = { input = ${price.input.toFixed(4)}, output = ${price.output.toFixed(4)} }`);
   return `{ ${fields.join(', ')} },`;
 }

@@ -1,12 +1,18 @@
-//! The prompt: what to build, with Run and Cancel.
+//! The prompt: what to build (in words, and in pictures pasted, dropped or added), with Run and
+//! Cancel.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 
-use crate::components::{ContextMeter, PinnedGoal, ProjectKindControl, RequestOptions, VariationsControl};
+use crate::components::{
+    ContextMeter, ImageAttach, ImageDescription, PinnedGoal, ProjectKindControl, RequestOptions,
+    VariationsControl,
+};
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
+use crate::interop::images::files_of_event;
 use crate::launch::{UseRunReturn, use_run};
+use crate::pictures::expect_pictures;
 use crate::run::{StreamStatus, expect_runner};
 
 /// A textarea; Ctrl/Cmd+Enter runs, Esc (anywhere on the page) cancels.
@@ -40,9 +46,27 @@ pub fn PromptBox() -> impl IntoView {
     };
     on_cleanup(move || escape.remove());
 
+    // A picture pasted into the prompt, or dropped on it, is attached (text pastes as text).
+    let pictures = expect_pictures();
+    let on_paste = move |ev: leptos::ev::ClipboardEvent| {
+        let files = files_of_event(&ev);
+        if !files.is_empty() {
+            ev.prevent_default();
+            pictures.add(files);
+        }
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        let files = files_of_event(&ev);
+        if !files.is_empty() {
+            ev.prevent_default();
+            pictures.add(files);
+        }
+    };
+
     let run_click = run;
     view! {
-        <section class="prompt">
+        <section class="prompt" on:dragover=|ev| ev.prevent_default() on:drop=on_drop>
+            <ImageDescription />
             <textarea
                 class="prompt-input"
                 data-testid="prompt-input"
@@ -52,7 +76,9 @@ pub fn PromptBox() -> impl IntoView {
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
                 on:keydown=on_keydown
+                on:paste=on_paste
             ></textarea>
+            <ImageAttach />
             <ProjectKindControl />
             <VariationsControl />
             <div class="prompt-actions">

@@ -314,7 +314,8 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
                 handler(page.map(|page| (page, shape.unwrap_or_default())).ok_or(problems));
             }
         }
-        WorkerResponse::Ready => {}
+        // Nothing asks for a likeness yet (the picture check, issue 28).
+        WorkerResponse::Ready | WorkerResponse::Likeness(_) => {}
     }
 }
 

@@ -78,6 +78,7 @@ fn job(base: Option<&str>) -> Rc<Job> {
         fix_attempt: 0,
         scope: None,
         seed: None,
+        pictures: Default::default(),
     })
 }
 

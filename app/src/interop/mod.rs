@@ -7,6 +7,7 @@ pub mod diff_view;
 pub mod download;
 pub mod editor;
 pub mod http;
+pub mod images;
 pub mod keys;
 pub mod own_keys;
 pub mod preview;

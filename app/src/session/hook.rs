@@ -77,6 +77,10 @@ pub fn use_session(
     watch_into(&saver, move || fan_out.count.get(), |s, count| s.variations = Some(*count));
     watch_into(&saver, move || draft.auto_continue.get(), |s, on| s.auto_continue = Some(*on));
     watch_into(&saver, move || state.spent.get(), |s, spent| s.spent = spent_record(*spent));
+    let pictures = crate::pictures::expect_pictures();
+    // A memo: the description streams, but only a complete one is saved.
+    let saved_pictures = Memo::new(move |_| pictures.saved());
+    watch_into(&saver, move || saved_pictures.get(), |s, saved| s.pictures = saved.clone());
 
     let initial_prompt = draft.prompt.get_untracked();
     let initial_count = fan_out.count.get_untracked();
@@ -106,6 +110,11 @@ pub fn use_session(
             && state.status.get_untracked() == StreamStatus::Idle
         {
             runner.show_code(code);
+        }
+        if let Some(saved) = plan.pictures
+            && pictures.images.with_untracked(Vec::is_empty)
+        {
+            pictures.restore(saved);
         }
         if let Some(on) = plan.auto_continue {
             draft.auto_continue.set(on);

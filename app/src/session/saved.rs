@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::pictures::SavedPictures;
 use crate::run::StreamStatus;
 use crate::versions::Versions;
 
@@ -42,6 +43,9 @@ pub struct SavedSession {
     /// comparable), and whether that is partly estimated.
     #[serde(default)]
     pub spent: Option<(u64, bool)>,
+    /// The prompt's pictures and their description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictures: Option<SavedPictures>,
 }
 
 impl Default for SavedSession {
@@ -57,6 +61,7 @@ impl Default for SavedSession {
             profile: None,
             auto_continue: None,
             spent: None,
+            pictures: None,
         }
     }
 }
@@ -207,6 +212,8 @@ pub struct Restore {
     pub auto_continue: Option<bool>,
     /// The session's cost so far, in dollars.
     pub spent: Option<(f64, bool)>,
+    /// The prompt's pictures (not under a shared link: it chose the prompt).
+    pub pictures: Option<SavedPictures>,
     /// What to tell the person; `None` when nothing came back.
     pub notice: Option<RestoredNotice>,
 }
@@ -247,6 +254,7 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
         profile: saved.profile.clone(),
         auto_continue,
         spent,
+        pictures: saved.pictures.clone(),
         notice,
     }
 }

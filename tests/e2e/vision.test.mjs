@@ -1,0 +1,183 @@
+// Pictures in the prompt: a model that sees gets them with the prompt; one that does not gets the
+// description a vision model streams (edited by the person first); with no vision model, the run
+// is refused and nothing is sent; hostile files are refused with a sentence and nothing attached.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  assertEventually, openFlint, savedSession, seriousViolations, startGateway, useFlint, waitConnected,
+  waitForStatus,
+} from './harness.mjs';
+
+const flint = useFlint({
+  models: [{ id: 'seer', vision: true }],
+  toml: '[vision]\nmodel = "scripted/seer"\n',
+});
+
+/** A 320 × 200 mock (a blue header band on white) as PNG bytes, drawn by the page's own canvas. */
+async function mockPng(page) {
+  const bytes = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(320, 200);
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#ffffff';
+    g.fillRect(0, 0, 320, 200);
+    g.fillStyle = '#1e40af';
+    g.fillRect(0, 0, 320, 40);
+    const blob = await canvas.convertToBlob({ type: 'image/png' });
+    return Array.from(new Uint8Array(await blob.arrayBuffer()));
+  });
+  return Buffer.from(bytes);
+}
+
+/** The mock as a JPEG carrying an EXIF block with a secret (as a phone's GPS position would be). */
+async function jpegWithExif(page) {
+  const bytes = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(320, 200);
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#1e40af';
+    g.fillRect(0, 0, 320, 200);
+    const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.9 });
+    return Array.from(new Uint8Array(await blob.arrayBuffer()));
+  });
+  const jpeg = Buffer.from(bytes);
+  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'binary'), Buffer.from('GPS-SECRET-51.5072N-0.1276W')]);
+  const app1 = Buffer.alloc(4);
+  app1.writeUInt16BE(0xffe1, 0);
+  app1.writeUInt16BE(payload.length + 2, 2);
+  return Buffer.concat([jpeg.subarray(0, 2), app1, payload, jpeg.subarray(2)]);
+}
+
+/** A PNG header claiming `width` × `height`, with no pixels behind it. */
+function pngHeader(width, height) {
+  const head = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(head, 0);
+  head.writeUInt32BE(13, 8);
+  head.write('IHDR', 12, 'ascii');
+  head.writeUInt32BE(width, 16);
+  head.writeUInt32BE(height, 20);
+  head.writeUInt8(8, 24);
+  head.writeUInt8(6, 25);
+  return Buffer.concat([head, Buffer.alloc(64)]);
+}
+
+async function attach(page, name, buffer, mimeType = 'image/png') {
+  await page.getByTestId('image-input').setInputFiles({ name, mimeType, buffer });
+}
+
+/** The upstream's requests for `model`, newest last. */
+async function requestsFor(model) {
+  return (await flint.upstream.requests()).filter((r) => r.model === model);
+}
+
+/** What a request's last user message carries: its text and its image parts. */
+function lastUser(request) {
+  const user = request.body.messages.filter((m) => m.role === 'user').at(-1);
+  if (typeof user.content === 'string') return { text: user.content, images: [] };
+  return {
+    text: user.content.filter((p) => p.type === 'text').map((p) => p.text).join('\n'),
+    images: user.content.filter((p) => p.type === 'image_url').map((p) => p.image_url.url),
+  };
+}
+
+test('a model that does not see gets the vision model\'s description, as the person corrected it', async () => {
+  await flint.upstream.reset();
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  await waitConnected(page);
+  await page.getByTestId('model-picker').selectOption('scripted/counter@300');
+  await attach(page, 'mock.png', await mockPng(page));
+  const chip = page.getByTestId('picture-chip');
+  await chip.waitFor();
+  assert.match(await chip.textContent(), /mock\.png.*320 × 200 px/);
+  assert.equal(await chip.locator('img').getAttribute('alt'), 'mock.png, 320 × 200 px');
+  await assertEventually(async () => /Described by scripted\/seer/.test(
+    await page.getByTestId('description-status').textContent()), 'the description did not finish', 15_000);
+  const description = page.getByTestId('description');
+  assert.ok((await description.inputValue()).trim().length > 0, 'the description is empty');
+  const [describe] = await requestsFor('seer');
+  const sent = lastUser(describe);
+  assert.equal(sent.images.length, 1, 'the vision model is sent the picture');
+  assert.match(sent.images[0], /^data:image\/png;base64,/);
+  assert.match(sent.text, /320 × 200 px/);
+  await description.fill('Layout: a blue header band (EDITED BY THE PERSON) over a white page.');
+  await page.getByTestId('prompt-input').fill('Build this page');
+  await page.getByTestId('run-button').click();
+  await waitForStatus(page, 'done');
+  const [code] = await requestsFor('counter@300');
+  const asked = lastUser(code);
+  assert.equal(asked.images.length, 0, 'a model that does not see is never sent the image');
+  assert.match(asked.text, /^Build this page/);
+  assert.match(asked.text, /EDITED BY THE PERSON/, 'the person\'s correction is what is sent');
+  assert.equal((await requestsFor('seer')).length, 1, 'the same picture is not described twice');
+  assert.deepEqual(await seriousViolations(page), [], 'axe with a picture and its description');
+  // A reload keeps the picture and its description (not asked for again).
+  await assertEventually(async () => (await savedSession(page))?.pictures?.images?.length === 1,
+    'the session did not keep the picture');
+  await page.reload();
+  await page.getByTestId('picture-chip').waitFor();
+  await assertEventually(async () => /EDITED BY THE PERSON/.test(await page.getByTestId('description').inputValue()),
+    'the description did not come back');
+  assert.equal((await requestsFor('seer')).length, 1, 'a reload does not describe again');
+  await page.getByRole('button', { name: 'Remove mock.png' }).click();
+  assert.equal(await page.getByTestId('picture-chip').count(), 0);
+});
+
+test('a model that sees gets the picture with the prompt, and no description is made', async () => {
+  await flint.upstream.reset();
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  await waitConnected(page);
+  await page.getByTestId('model-picker').selectOption('scripted/seer');
+  const original = await jpegWithExif(page);
+  assert.ok(original.includes('GPS-SECRET'), 'the fixture carries its secret');
+  await attach(page, 'photo.jpg', original, 'image/jpeg');
+  await page.getByTestId('picture-chip').waitFor();
+  assert.match(await page.getByTestId('picture-route-line').textContent(), /scripted\/seer sees the pictures/);
+  assert.equal(await page.getByTestId('description').count(), 0, 'no description for a model that sees');
+  await page.getByTestId('prompt-input').fill('Build this page');
+  await page.getByTestId('run-button').click();
+  await waitForStatus(page, 'done');
+  const requests = await requestsFor('seer');
+  assert.equal(requests.length, 1, 'one request: the run, no description');
+  const asked = lastUser(requests[0]);
+  assert.equal(asked.images.length, 1);
+  assert.equal(asked.text, 'Build this page');
+  const sent = Buffer.from(asked.images[0].slice(asked.images[0].indexOf(',') + 1), 'base64');
+  assert.ok(!sent.includes('GPS-SECRET') && !sent.includes('Exif'), 'the picture\'s metadata was sent');
+});
+
+test('hostile and broken files are refused with a sentence, and nothing is attached', async () => {
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  await waitConnected(page);
+  const problem = page.getByTestId('picture-problem');
+  const cases = [
+    ['evil.svg', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'image/svg+xml', /SVG/],
+    ['wide.png', pngHeader(30_000, 10), 'image/png', /30000|16384/],
+    ['bomb.png', pngHeader(16_000, 16_000), 'image/png', /pixels|megapixel|too many|16000/i],
+    ['cut.png', (await mockPng(page)).subarray(0, 20), 'image/png', /ends|whole|truncated|damaged/i],
+    ['notes.png', Buffer.from('just some text, not a picture at all'), 'image/png', /not an image|not a picture|PNG, JPEG/i],
+  ];
+  for (const [name, buffer, type, says] of cases) {
+    await attach(page, name, buffer, type);
+    await assertEventually(async () => (await problem.textContent().catch(() => '')).startsWith(`${name} was not attached`),
+      `${name} was not refused`);
+    assert.match(await problem.textContent(), says, `${name}: ${await problem.textContent()}`);
+    assert.equal(await page.getByTestId('picture-chip').count(), 0, `${name} was attached`);
+  }
+});
+
+test('without a vision model, a run with a picture for a model that does not see is refused and nothing is sent', async () => {
+  const gateway = await startGateway({ upstreamUrl: flint.upstream.url, models: [{ id: 'seer', vision: true }] });
+  try {
+    await flint.upstream.reset();
+    const { page } = await openFlint(flint.browser, gateway.url);
+    await waitConnected(page);
+    await page.getByTestId('model-picker').selectOption('scripted/counter@300');
+    await attach(page, 'mock.png', await mockPng(page));
+    await page.getByTestId('picture-chip').waitFor();
+    assert.match(await page.getByTestId('picture-route-line').textContent(), /no vision model/);
+    await page.getByTestId('run-button').click();
+    await assertEventually(async () => /does not see images/.test(
+      await page.getByTestId('error-message').textContent().catch(() => '')), 'the run was not refused');
+    assert.deepEqual(await flint.upstream.requests(), [], 'nothing reached the upstream');
+  } finally {
+    await gateway.stop();
+  }
+});
