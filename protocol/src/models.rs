@@ -28,6 +28,11 @@ pub struct ModelInfo {
     /// sets them is warned about.
     #[serde(default)]
     pub reasoning: bool,
+    /// Whether the model sees images: configured (`vision = true`), or guessed from its name
+    /// ([`guess_vision`]). A model that does not see is never sent an image; the embedded model
+    /// never sees. Added in protocol 1 without a bump: older gateways leave it out (false).
+    #[serde(default)]
+    pub vision: bool,
     /// Whether a person may use their own key for it (the operator's `allow_user_keys`).
     #[serde(default)]
     pub user_key: bool,
@@ -68,6 +73,56 @@ pub fn guess_reasoning(model: &str) -> bool {
         return false;
     }
     ["gpt-5", "gpt-oss", "o1", "o3", "o4", "codex"].iter().any(|p| name.starts_with(p))
+}
+
+/// Whether a model of this name most likely sees images. A guess from published model cards, for
+/// ids nobody configured: the operator's `vision = true` or `false` on the model always wins.
+/// OpenAI's GPT-4o, GPT-4.1, GPT-5 (not Codex-Spark, text-only to fit one chip) and o3/o4;
+/// Claude 3 and 4; Gemini; and the open vision families (LLaVA, Qwen-VL, Llama 3.2 Vision,
+/// Llama 4, Pixtral, Gemma 3 from 4B, MiniCPM-V, Moondream, InternVL, Phi-3.5-vision,
+/// Phi-4-multimodal).
+pub fn guess_vision(model: &str) -> bool {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    if name.contains("spark") {
+        return false;
+    }
+    // Gemma 3's smallest sizes are text-only.
+    if name.starts_with("gemma-3") || name.starts_with("gemma3") {
+        return !["270m", "1b"].iter().any(|size| name.contains(size));
+    }
+    let starts = [
+        "gpt-4o",
+        "chatgpt-4o",
+        "gpt-4.1",
+        "gpt-5",
+        "o3",
+        "o4",
+        "claude-3",
+        "claude-4",
+        "gemini",
+        "llama-4",
+        "llama4",
+    ];
+    let contains = [
+        "llava",
+        "qwen2-vl",
+        "qwen2.5-vl",
+        "qwen2.5vl",
+        "qwen-vl",
+        "qwen3-vl",
+        "pixtral",
+        "minicpm-v",
+        "moondream",
+        "internvl",
+        "phi-3.5-vision",
+        "phi-4-multimodal",
+        "claude-sonnet-4",
+        "claude-opus-4",
+        "claude-haiku-4",
+    ];
+    let llama_vision =
+        name.contains("llama-3.2") && name.contains("vision") || name.starts_with("llama3.2-vision");
+    starts.iter().any(|p| name.starts_with(p)) || contains.iter().any(|p| name.contains(p)) || llama_vision
 }
 
 /// Where a model's context window was learnt.
@@ -125,6 +180,10 @@ pub struct ModelList {
     /// Whether the gateway looks for such servers, so the picker may offer "Rescan".
     #[serde(default)]
     pub discovery: bool,
+    /// The model that describes images for a code model that does not see (`[vision] model` in
+    /// the gateway's `flint.toml`): checked at start to be a listed model that sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision_model: Option<String>,
 }
 
 /// A model server found on the gateway's machine without any configuration.
