@@ -192,10 +192,11 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8787)),
             dist: PathBuf::from("dist"),
             max_streams_per_connection: 16,
-            // 10 MiB: a start may carry image::MAX_REQUEST_IMAGE_BYTES (four images of 1.5 MiB,
-            // 8 MiB as base64) besides its text, which 2 MiB (the default before images) did not
-            // admit. A frame is held once while it is parsed; the socket's own cap is twice this.
-            max_frame_bytes: 10 * 1024 * 1024,
+            // 11 MiB: a start may carry image::MAX_REQUEST_IMAGE_BYTES (four images of 1.5 MiB,
+            // 8 MiB as base64, plus their JSON) besides 2 MiB of text (the default before images),
+            // which 2 MiB alone did not admit. A frame is held once while it is parsed; the
+            // socket's own cap is twice this.
+            max_frame_bytes: 11 * 1024 * 1024,
             max_tokens: 8192,
             allowed_origins: Vec::new(),
             hosts: Vec::new(),

@@ -183,3 +183,25 @@ async fn a_limit_of_zero_is_no_limit_and_pruning_keeps_todays_use() {
     let used = quota.quota(&stranger(3)).await.map(|q| q.used);
     assert_eq!(used, Some(10), "today's tokens are the store's, not forgotten by pruning");
 }
+
+#[tokio::test]
+async fn image_tokens_are_reserved_first_and_charged_with_the_answer() {
+    let limits = Limits::new(&config(tight()), false);
+    // 765 tokens of image (one 1024 px square by the tile rule) and 100 of answer, of 1,000.
+    let mut permit = limits.start_stream(&stranger(1), 100, 1, 765).await.expect("865 of 1,000");
+    assert_eq!(permit.limit(), Some(100), "the answer's limit is what is left after the images");
+    permit.charge(40).await;
+    drop(permit);
+    assert_eq!(limits.quota(&stranger(1)).await.map(|q| q.used), Some(805), "the images are charged");
+    // 195 left: the images alone do not fit, so nothing is sent.
+    let refused = limits.start_stream(&stranger(1), 100, 1, 765).await.expect_err("images over what is left");
+    assert!(refused.message.contains("tokens_per_day"), "{}", refused.message);
+    // The refused start's reservation is given back by its permit's drop, in a task of its own.
+    for _ in 0..100 {
+        if limits.quota(&stranger(1)).await.map(|q| q.used) == Some(805) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the refused start's reservation was not given back");
+}

@@ -31,7 +31,7 @@ pub const MAX_IMAGES: usize = 4;
 /// theirs): each is re-sent, and paid for, on every turn.
 pub const MAX_REQUEST_IMAGES: usize = 2 * MAX_IMAGES;
 /// The most decoded image bytes in one request, all messages together: four images at their
-/// largest, 8 MiB of base64, which `server.max_frame_bytes` (default 10 MiB) admits.
+/// largest, 8 MiB of base64, which `server.max_frame_bytes` (default 11 MiB) admits.
 pub const MAX_REQUEST_IMAGE_BYTES: usize = MAX_IMAGES * MAX_SEND_BYTES;
 
 /// A raster format Flint accepts; serde as its media type (`image/png`…).

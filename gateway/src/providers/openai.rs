@@ -344,6 +344,11 @@ mod tests {
         };
         let body = request_body(MaxTokensField::MaxTokens, false, &request);
         assert_eq!(body["temperature"], 0.3, "sent as written, not as 0.30000001192092896");
+        assert_eq!(
+            body["messages"][0],
+            json!({ "role": "user", "content": "hi" }),
+            "text alone stays a string"
+        );
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
         assert_eq!(body["max_tokens"], 64);
