@@ -80,6 +80,7 @@ async fn main() -> anyhow::Result<()> {
                 context_window: Some(128_000),
                 tokenizer: None,
                 reasoning: Some(false),
+                vision: None,
                 price: None,
             }],
             transport: *transport,

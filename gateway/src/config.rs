@@ -16,6 +16,7 @@ mod preview;
 mod profiles;
 mod providers;
 mod store;
+mod vision;
 
 pub use auth::*;
 pub use discovery::*;
@@ -24,6 +25,7 @@ pub use preview::*;
 pub use profiles::*;
 pub use providers::*;
 pub use store::*;
+pub use vision::*;
 
 /// The whole configuration file.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -62,6 +64,9 @@ pub struct Config {
     /// `[preview]`: the npm modules previews may import.
     #[serde(default)]
     pub preview: PreviewConfig,
+    /// `[vision]`: the model that describes images for code models that do not see.
+    #[serde(default)]
+    pub vision: VisionConfig,
 }
 
 /// `[metrics]`: `GET /metrics` in Prometheus' text format.
@@ -144,7 +149,7 @@ pub struct ServerConfig {
     pub dist: PathBuf,
     /// Concurrent streams one connection may run.
     pub max_streams_per_connection: usize,
-    /// Largest client frame accepted, in bytes.
+    /// Largest client frame accepted, in bytes, images (as base64) included.
     pub max_frame_bytes: usize,
     /// `max_tokens` used when the client sends none, and the cap on what it sends.
     pub max_tokens: u32,
@@ -187,7 +192,11 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 8787)),
             dist: PathBuf::from("dist"),
             max_streams_per_connection: 16,
-            max_frame_bytes: 2 * 1024 * 1024,
+            // 11 MiB: a start may carry image::MAX_REQUEST_IMAGE_BYTES (four images of 1.5 MiB,
+            // 8 MiB as base64, plus their JSON) besides 2 MiB of text (the default before images),
+            // which 2 MiB alone did not admit. A frame is held once while it is parsed; the
+            // socket's own cap is twice this.
+            max_frame_bytes: 11 * 1024 * 1024,
             max_tokens: 8192,
             allowed_origins: Vec::new(),
             hosts: Vec::new(),
@@ -247,6 +256,14 @@ pub enum ConfigError {
     /// Two providers share a name, so model ids would be ambiguous.
     #[error("two providers are named {0:?}; give each a distinct name")]
     DuplicateProvider(String),
+    /// `[vision] model` does not name a configured model that sees.
+    #[error("[vision] model = {model:?} cannot describe images: {why}")]
+    VisionModel {
+        /// The configured id.
+        model: String,
+        /// What is wrong, and what to do.
+        why: String,
+    },
 }
 
 impl Config {
@@ -287,6 +304,7 @@ impl Config {
                     context_window: None,
                     tokenizer: None,
                     reasoning: None,
+                    vision: None,
                     price: None,
                 })
                 .collect();
@@ -319,6 +337,7 @@ impl Config {
                 return Err(ConfigError::DuplicateProvider(provider.name().to_owned()));
             }
         }
+        self.check_vision()?;
         Ok(self)
     }
 }

@@ -256,6 +256,7 @@ fn provider_config(name: &str, port: u16, label: &str, models: &[shapes::FoundMo
                 context_window: m.window,
                 tokenizer: None,
                 reasoning: None,
+                vision: None,
                 price: None,
             })
             .collect(),

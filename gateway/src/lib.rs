@@ -27,6 +27,7 @@ pub mod error;
 pub mod headers;
 pub mod history;
 pub mod http;
+pub mod images;
 pub mod limits;
 /// The embedded llama.cpp engine (owned by the local-model work; see `providers::local`).
 #[cfg(feature = "local")]

@@ -162,6 +162,7 @@ impl Limits {
         person: &Person,
         max_tokens: u32,
         parts: u32,
+        image_tokens: u32,
     ) -> Result<StreamPermit, Refusal> {
         let (limits, _, section) = self.of(person);
         let quota = limits.tokens_per_day;
@@ -188,13 +189,17 @@ impl Limits {
         if let Some(key) = key {
             // A reservation that finds the quota taken meanwhile (another tab, another gateway)
             // is refused after the start was counted: rare, and never more than the quota.
-            let want = u64::from(max_tokens.max(1)) * u64::from(parts.max(1));
+            // Images are re-sent with every part; what they cost is reserved first and charged
+            // whatever the answer (see `StreamPermit::images`).
+            let images = u64::from(image_tokens) * u64::from(parts.max(1));
+            let want = u64::from(max_tokens.max(1)) * u64::from(parts.max(1)) + images;
             let reserved = self.reserve(&key, day, want, quota).await.map_err(cannot_check)?;
             permit.reserved = reserved.held;
-            if reserved.granted == 0 {
+            if reserved.granted <= images {
                 return Err(self.spent(person, quota, section));
             }
-            let limit = u32::try_from(reserved.granted).unwrap_or(u32::MAX);
+            permit.images = image_tokens;
+            let limit = u32::try_from(reserved.granted - images).unwrap_or(u32::MAX);
             permit.limit = Some(limit);
             // A provider may hold text back and hand it out as one more event at the end of each
             // request (the key scrubber, the embedded model's stop strings): not cut for that.
@@ -242,6 +247,7 @@ impl Limits {
             cut: None,
             generated: 0,
             reported: None,
+            images: 0,
             settled: !counted,
             used: None,
             _held: self.settling.token(),

@@ -29,6 +29,11 @@ pub struct StreamPermit {
     pub(super) generated: u32,
     /// Completion tokens the provider reported, which count rather than the text events.
     pub(super) reported: Option<u32>,
+    /// Prompt tokens its images are estimated to cost (OpenAI's tile rule,
+    /// [`flint_protocol::image::estimated_tokens`]), charged on top of what it generates: the
+    /// quota counts generated tokens, and images are the one prompt cost large enough to matter
+    /// (a 2048 px screenshot is about 1,100 tokens, re-sent on every turn).
+    pub(super) images: u32,
     /// Charged, or never to be (a generation on the person's own key).
     pub(super) settled: bool,
     /// The person's tokens today, as the store answered the charge.
@@ -76,6 +81,7 @@ impl StreamPermit {
         if std::mem::replace(&mut self.settled, true) {
             return;
         }
+        let tokens = tokens.saturating_add(self.images);
         let delta = i64::from(tokens) - i64::try_from(self.reserved).unwrap_or(i64::MAX);
         let settling = settle(Arc::clone(&self.limits), self.person.clone(), self.day, delta, tokens);
         match self.limits.settling.spawn(settling).await {
@@ -121,7 +127,7 @@ impl Drop for StreamPermit {
         }
         // Its task was aborted (the tab closed, the socket's grace ran out, the gateway stopped)
         // before the stream could charge: what it generated is charged all the same.
-        let tokens = self.reported.unwrap_or(self.generated);
+        let tokens = self.reported.unwrap_or(self.generated).saturating_add(self.images);
         let delta = i64::from(tokens) - i64::try_from(self.reserved).unwrap_or(i64::MAX);
         if delta == 0 {
             return;

@@ -79,6 +79,7 @@ mod tests {
             context_source: Default::default(),
             tokenizer: Default::default(),
             reasoning: false,
+            vision: false,
             price: None,
             user_key: false,
             available,

@@ -102,6 +102,7 @@ mod tests {
             context_source: Default::default(),
             tokenizer: Default::default(),
             reasoning,
+            vision: false,
             price: None,
             user_key: false,
             available: true,

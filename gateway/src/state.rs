@@ -30,6 +30,7 @@ struct Inner {
     access: Access,
     auth: Auth,
     default_model: Option<String>,
+    vision_model: Option<String>,
     profiles: Vec<ProfileConfig>,
     shutdown: CancellationToken,
     next_connection: AtomicU64,
@@ -56,6 +57,7 @@ impl AppState {
             access: Access::new(&config.server),
             auth: Auth::new(&config.auth, &store),
             default_model: config.default_model.clone(),
+            vision_model: config.vision.model.clone(),
             profiles: config.profiles.clone(),
             shutdown: CancellationToken::new(),
             next_connection: AtomicU64::new(1),
@@ -176,6 +178,11 @@ impl AppState {
         provider.models().iter().any(|m| m.model == model).then(|| (provider.clone(), model.to_owned()))
     }
 
+    /// `[vision] model`: the model that describes images for models that do not see.
+    pub fn vision_model(&self) -> Option<&str> {
+        self.0.vision_model.as_deref()
+    }
+
     /// The body of `GET /api/models`: the configured providers' models, then the found ones'.
     pub fn model_list(&self) -> ModelList {
         let found = self.0.discovery.found();
@@ -184,6 +191,7 @@ impl AppState {
         let mut list = models::model_list(&providers, self.0.default_model.as_deref(), &self.0.profiles);
         list.found = found.servers.clone();
         list.discovery = self.0.discovery.active();
+        list.vision_model = self.0.vision_model.clone();
         list
     }
 }

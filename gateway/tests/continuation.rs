@@ -30,6 +30,7 @@ async fn gateway(how: Continuation, configure: impl FnOnce(&mut Config)) -> Gate
                     context_window: Some(8192),
                     tokenizer: None,
                     reasoning: None,
+                    vision: None,
                     price: None,
                 });
             }

@@ -7,11 +7,20 @@ mod common;
 
 use binary::Binary;
 use common::{Client, KEY, KEY_ENV};
+use flint_protocol::image::{ImageData, ImageType};
 use flint_protocol::{ChatMessage, ClientMessage, ResumeRequest, Role, Secret, ServerMessage, StartRequest};
 use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
 
 const OWN_KEY: &str = "sk-own-trace-5a4b3c2d1e0f9a8b7c6d";
 const PROMPT: &str = "a page about the heron-coloured garden of Quillmere 7731";
+
+/// A 64 × 48 PNG's header with a tail no log line could hold by chance.
+fn image() -> ImageData {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x30\x08\x02\0\0\0\0\0\0\0".to_vec();
+    png.extend(b"Quillmere heron 7731 image tail");
+    let data = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, png);
+    ImageData { media_type: ImageType::Png, data, width: 64, height: 48 }
+}
 
 fn hex(text: &str) -> String {
     text.bytes().map(|b| format!("{b:02x}")).collect()
@@ -28,7 +37,7 @@ name = "scripted"
 base_url = "{}"
 api_key_env = "{KEY_ENV}"
 allow_user_keys = true
-models = [{{ id = "counter@5000", context_window = 8192 }}]
+models = [{{ id = "counter@5000", context_window = 8192, vision = true }}]
 "#,
         upstream.base_url()
     );
@@ -43,7 +52,7 @@ models = [{{ id = "counter@5000", context_window = 8192 }}]
     let start = StartRequest {
         stream: 1,
         model: "scripted/counter@5000".into(),
-        messages: vec![ChatMessage::new(Role::User, PROMPT)],
+        messages: vec![ChatMessage::with_images(Role::User, PROMPT, vec![image()])],
         params: Default::default(),
     };
     tab.send(&ClientMessage::Start(start)).await;
@@ -60,11 +69,13 @@ models = [{{ id = "counter@5000", context_window = 8192 }}]
 
     let output = gw.output();
     assert!(output.contains("TRACE") || output.contains("DEBUG"), "the gateway logged at trace:\n{output}");
+    assert!(output.contains("1 image, 1 KB"), "the image is logged by count and size:\n{output}");
     for (what, secret) in [
         ("the person's own key", OWN_KEY),
         ("the operator's key", KEY),
         ("the prompt", PROMPT),
         ("the resume token", token.expose()),
+        ("the image's data", &image().data),
     ] {
         for form in [secret.to_owned(), hex(secret)] {
             let at = output.find(&form);

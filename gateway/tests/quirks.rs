@@ -39,6 +39,7 @@ fn model(id: &str) -> ModelConfig {
         context_window: Some(8192),
         tokenizer: None,
         reasoning: None,
+        vision: None,
         price: None,
     }
 }

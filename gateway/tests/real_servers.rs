@@ -37,6 +37,7 @@ fn model(id: &str) -> ModelConfig {
         context_window: Some(SERVER_CONTEXT),
         tokenizer: None,
         reasoning: Some(false),
+        vision: None,
         price: None,
     }
 }

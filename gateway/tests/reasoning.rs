@@ -29,6 +29,7 @@ async fn reasoning_keys_go_to_reasoning_models_only() {
                         tokenizer: None,
                         // Guessed from the name.
                         reasoning: None,
+                        vision: None,
                         price: None,
                     });
                 }

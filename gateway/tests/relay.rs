@@ -216,6 +216,7 @@ async fn start_leaky() -> Gateway {
                     context_window: Some(8192),
                     tokenizer: None,
                     reasoning: None,
+                    vision: None,
                     price: None,
                 }));
             }

@@ -27,6 +27,7 @@ async fn gateway(models: &[&str], stall_secs: u64) -> Gateway {
                     context_window: Some(8192),
                     tokenizer: None,
                     reasoning: None,
+                    vision: None,
                     price: None,
                 }));
             }

@@ -27,6 +27,12 @@ pub const SEND_MAX_SIDE: u32 = 2_048;
 pub const MAX_SEND_BYTES: usize = 1_536 * 1024;
 /// The most images in one message.
 pub const MAX_IMAGES: usize = 4;
+/// The most images in one request, all messages together (a conversation's earlier turns carry
+/// theirs): each is re-sent, and paid for, on every turn.
+pub const MAX_REQUEST_IMAGES: usize = 2 * MAX_IMAGES;
+/// The most decoded image bytes in one request, all messages together: four images at their
+/// largest, 8 MiB of base64, which `server.max_frame_bytes` (default 11 MiB) admits.
+pub const MAX_REQUEST_IMAGE_BYTES: usize = MAX_IMAGES * MAX_SEND_BYTES;
 
 /// A raster format Flint accepts; serde as its media type (`image/png`…).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

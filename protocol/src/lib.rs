@@ -110,7 +110,8 @@ pub struct ChatMessage {
     pub role: Role,
     /// What was said.
     pub content: String,
-    /// Images that go with the text (a person's message only), at most [`image::MAX_IMAGES`].
+    /// Images that go with the text (a person's message only), at most [`image::MAX_IMAGES`]; the
+    /// gateway checks each with [`image::check_sent`].
     /// Added in protocol 1 without a bump: absent in older frames, and left out when empty so
     /// frames without images are byte-for-byte as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -372,6 +373,13 @@ pub enum ErrorCode {
     ResumeExpired,
     /// A bug in the gateway; details are in its log.
     Internal,
+    /// The messages carry images and the model does not see them; the message names the model and
+    /// the configured `[vision] model` that describes images for it, or says that none is. Added in
+    /// protocol 1 without a bump: only a page that sends images gets it.
+    ImagesNotSeen,
+    /// An image was refused (not an image Flint reads, a size or type it lies about, over a limit
+    /// of [`image`]); the message says which and what to do. Added in protocol 1 without a bump.
+    ImageRefused,
 }
 
 #[cfg(test)]

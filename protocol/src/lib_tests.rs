@@ -131,3 +131,65 @@ fn server_frames_round_trip() {
     let json = serde_json::to_string(&ServerMessage::Queued { stream: 2, ahead: 0 }).unwrap();
     assert_eq!(json, r#"{"type":"queued","stream":2,"ahead":0}"#);
 }
+
+#[test]
+fn old_frames_without_images_still_parse_and_frames_without_images_are_unchanged() {
+    let old = r#"{"type":"start","stream":1,"model":"p/m","messages":[{"role":"user","content":"hi"}]}"#;
+    let ClientMessage::Start(start) =
+        serde_json::from_str::<ClientMessage>(old).expect("an old start parses")
+    else {
+        panic!("a start")
+    };
+    assert!(start.messages[0].images.is_empty());
+    let json = serde_json::to_string(&start.messages[0]).expect("serialises");
+    assert_eq!(json, r#"{"role":"user","content":"hi"}"#, "no images key when there are none");
+    let image =
+        image::ImageData { media_type: image::ImageType::Png, data: "AAAA".into(), width: 1, height: 1 };
+    let with = ChatMessage::with_images(Role::User, "this", vec![image.clone()]);
+    let back: ChatMessage =
+        serde_json::from_str(&serde_json::to_string(&with).expect("serialises")).expect("parses");
+    assert_eq!(back.images, vec![image]);
+}
+
+#[test]
+fn vision_is_guessed_for_known_models_only() {
+    for seeing in [
+        "gpt-4o",
+        "gpt-4.1-mini",
+        "gpt-5.3-codex",
+        "o3",
+        "o4-mini",
+        "claude-3-5-sonnet",
+        "claude-sonnet-4-5",
+        "gemini-2.5-pro",
+        "llava:13b",
+        "qwen2.5-vl-7b-instruct",
+        "llama-3.2-11b-vision-instruct",
+        "llama3.2-vision",
+        "meta-llama/llama-4-scout",
+        "pixtral-12b",
+        "gemma-3-27b-it",
+        "gemma3:4b",
+        "minicpm-v",
+        "moondream",
+        "internvl2-8b",
+        "phi-3.5-vision-instruct",
+        "phi-4-multimodal-instruct",
+    ] {
+        assert!(guess_vision(seeing), "{seeing} sees");
+    }
+    for blind in [
+        "gpt-5.3-codex-spark",
+        "gpt-oss-120b",
+        "llama-3.3-70b",
+        "qwen2.5-coder:7b",
+        "gemma-3-1b-it",
+        "gemma3:270m",
+        "smollm2-135m-instruct",
+        "o1-mini",
+    ] {
+        assert!(!guess_vision(blind), "{blind} does not see");
+    }
+    let old = r#"{"id":"p/m","provider":"p","model":"m","label":"m","context_window":1,"available":true}"#;
+    assert!(!serde_json::from_str::<ModelInfo>(old).expect("an old entry parses").vision);
+}

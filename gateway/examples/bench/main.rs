@@ -101,6 +101,7 @@ async fn main() -> anyhow::Result<()> {
         context_window: Some(128_000),
         tokenizer: None,
         reasoning: None,
+        vision: None,
         price: None,
     });
     let mut config = Config {

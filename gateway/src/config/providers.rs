@@ -196,6 +196,10 @@ pub struct ModelConfig {
     /// ([`flint_protocol::guess_reasoning`]).
     #[serde(default)]
     pub reasoning: Option<bool>,
+    /// Whether it sees images (`image_url` / `input_image` parts); guessed from `id` when absent
+    /// ([`flint_protocol::guess_vision`]). A model that does not see is never sent an image.
+    #[serde(default)]
+    pub vision: Option<bool>,
     /// Dollars per million tokens, `{ input = 1.75, output = 14.0 }`: shown as cost per stream,
     /// run and session. Unset: no cost is shown.
     #[serde(default)]
@@ -216,6 +220,11 @@ impl ModelConfig {
     /// Whether the model takes reasoning keys: as configured, else guessed from its id.
     pub fn reasoning(&self) -> bool {
         self.reasoning.unwrap_or_else(|| flint_protocol::guess_reasoning(&self.id))
+    }
+
+    /// Whether the model sees images: as configured, else guessed from its id.
+    pub fn vision(&self) -> bool {
+        self.vision.unwrap_or_else(|| flint_protocol::guess_vision(&self.id))
     }
 
     /// The price for `/api/models`.

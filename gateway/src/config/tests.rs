@@ -63,6 +63,46 @@ fn the_example_file_parses_as_shipped_and_with_every_section_enabled() {
     assert_eq!(shipped.metrics.listen, None, "on server.listen unless set");
     assert_eq!(all.metrics.listen.map(|a| a.port()), Some(9187));
     assert_eq!(shipped.server.max_connections_per_address, 256);
+    assert_eq!(all.vision.model.as_deref(), Some("openai/gpt-5.3-codex"));
+    all.complete(&no_env).expect("the example's [vision] model sees");
+}
+
+#[test]
+fn the_vision_model_must_be_a_configured_model_that_sees() {
+    let file = |vision: &str| {
+        format!(
+            r#"
+            [[providers]]
+            kind = "openai"
+            name = "p"
+            base_url = "http://127.0.0.1:9/v1"
+            models = [{{ id = "gpt-4o" }}, {{ id = "llama-3.3-70b" }}, {{ id = "odd-model", vision = true }},
+                      {{ id = "gpt-4.1", vision = false }}]
+            [[providers]]
+            kind = "local"
+            name = "local"
+            [vision]
+            model = "{vision}"
+            "#
+        )
+    };
+    let check = |vision: &str| {
+        Config::parse(&file(vision), Path::new("flint.toml")).expect("parses").complete(&no_env)
+    };
+    check("p/gpt-4o").expect("guessed to see");
+    check("p/odd-model").expect("configured to see");
+    for (bad, says) in [
+        ("p/llama-3.3-70b", "is not marked as seeing images; set vision = true"),
+        ("p/gpt-4.1", "is not marked as seeing images"),
+        ("p/nope", "provider \"p\" lists no model \"nope\""),
+        ("q/gpt-4o", "no provider is named \"q\""),
+        ("gpt-4o", "write it as provider/model"),
+        ("local/smollm2-135m-instruct", "the embedded model does not see images"),
+    ] {
+        let message = check(bad).expect_err(bad).to_string();
+        assert!(message.contains(says), "{bad}: {message}");
+        assert!(message.starts_with("[vision] model = "), "{message}");
+    }
 }
 
 fn is_key(word: &str) -> bool {

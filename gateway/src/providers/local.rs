@@ -167,6 +167,8 @@ impl Provider for LocalProvider {
             // Its own vocabulary is not in the worker: the meter shows an estimate.
             tokenizer: flint_protocol::Tokenizer::Estimate,
             reasoning: false,
+            // The embedded model is text-only: an image is refused before it gets here.
+            vision: false,
             price: None,
             user_key: false,
             available: self.state.is_ok(),

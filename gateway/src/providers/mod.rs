@@ -60,6 +60,7 @@ pub(crate) fn model_info(
         context_source,
         tokenizer: m.tokenizer.unwrap_or_else(|| flint_protocol::Tokenizer::guess(&m.id)),
         reasoning: m.reasoning(),
+        vision: m.vision(),
         price: m.price(),
         user_key,
         available: problem.is_none(),

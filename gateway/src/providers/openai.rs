@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use flint_protocol::ModelInfo;
+use flint_protocol::{ChatMessage, ModelInfo};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
 
@@ -257,7 +257,7 @@ fn post(inner: &Inner, body: &Value) -> reqwest::RequestBuilder {
 pub(crate) fn request_body(field: MaxTokensField, reasoning: bool, request: &GenRequest) -> Value {
     let mut body = json!({
         "model": request.model,
-        "messages": request.messages,
+        "messages": chat_messages(&request.messages),
         "stream": true,
         "stream_options": { "include_usage": true },
     });
@@ -285,6 +285,25 @@ pub(crate) fn request_body(field: MaxTokensField, reasoning: bool, request: &Gen
         }
     }
     body
+}
+
+/// Messages as chat completions takes them: `{"role", "content"}` with the text as a string, as
+/// before images existed; a message with images gets a list of parts instead, its text first, then
+/// one `image_url` part per image as a data URL (the only form every compatible server takes: a
+/// remote URL would have the provider fetch it).
+fn chat_messages(messages: &[ChatMessage]) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|m| {
+            if m.images.is_empty() {
+                return json!({ "role": m.role, "content": m.content });
+            }
+            let text = std::iter::once(json!({ "type": "text", "text": m.content }));
+            let images =
+                m.images.iter().map(|i| json!({ "type": "image_url", "image_url": { "url": i.data_url() } }));
+            json!({ "role": m.role, "content": text.chain(images).collect::<Vec<_>>() })
+        })
+        .collect()
 }
 
 /// The shared HTTP client for all OpenAI-compatible providers.
@@ -325,6 +344,11 @@ mod tests {
         };
         let body = request_body(MaxTokensField::MaxTokens, false, &request);
         assert_eq!(body["temperature"], 0.3, "sent as written, not as 0.30000001192092896");
+        assert_eq!(
+            body["messages"][0],
+            json!({ "role": "user", "content": "hi" }),
+            "text alone stays a string"
+        );
         assert_eq!(body["stream"], true);
         assert_eq!(body["stream_options"]["include_usage"], true);
         assert_eq!(body["max_tokens"], 64);

@@ -67,7 +67,8 @@ pub(crate) fn body(
 }
 
 /// Messages as input items: `{"type": "message", "role", "content"}` with the text as a string,
-/// a form the API takes for every role, the assistant's earlier answers included.
+/// a form the API takes for every role, the assistant's earlier answers included. A message with
+/// images gets a list instead: an `input_text` part, then one `input_image` per image as a data URL.
 fn input_items(messages: &[ChatMessage]) -> Vec<Value> {
     messages
         .iter()
@@ -77,7 +78,12 @@ fn input_items(messages: &[ChatMessage]) -> Vec<Value> {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
-            json!({ "type": "message", "role": role, "content": m.content })
+            if m.images.is_empty() {
+                return json!({ "type": "message", "role": role, "content": m.content });
+            }
+            let text = std::iter::once(json!({ "type": "input_text", "text": m.content }));
+            let images = m.images.iter().map(|i| json!({ "type": "input_image", "image_url": i.data_url() }));
+            json!({ "type": "message", "role": role, "content": text.chain(images).collect::<Vec<_>>() })
         })
         .collect()
 }

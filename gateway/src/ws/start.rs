@@ -13,6 +13,7 @@ use super::connection::{Closed, Connection, refused};
 use super::frames;
 use super::session::Running;
 use super::stream::{self, StreamJob};
+use crate::images;
 use crate::providers::GenRequest;
 
 impl<S> Connection<S>
@@ -21,7 +22,8 @@ where
     S::Error: Display,
 {
     /// Starts a stream the page asked for, or says why not: a duplicate id, the tab's stream
-    /// limit, an unknown model, sampling out of range, the person's limits.
+    /// limit, an unknown model, sampling out of range, images the model does not see or that fail
+    /// their checks, the person's limits.
     pub(super) async fn start(&mut self, start: StartRequest, received_at: Instant) -> Result<(), Closed> {
         let id = start.stream;
         if !self.still_signed_in(id).await? {
@@ -50,6 +52,14 @@ where
         if let Err(message) = check_sampling(&start.params) {
             return self.send(frames::error(Some(id), ErrorCode::InvalidParams, message)).await;
         }
+        // Before any reservation or upstream call: a model that does not see is never sent an
+        // image, and every image is checked again here (the page is not a trust boundary).
+        let vision = provider.models().iter().any(|m| m.model == model && m.vision);
+        let seer = images::Seer { id: &start.model, vision, describer: self.state.vision_model() };
+        let images = match images::check(&start.messages, seer) {
+            Ok(images) => images,
+            Err(refused) => return self.send(frames::error(Some(id), refused.code, refused.message)).await,
+        };
         let mut params = start.params;
         let max_tokens = capped_max_tokens(params.max_tokens, limits.max_tokens);
         params.auto_continue = params.auto_continue.map(|asked| asked.min(limits.max_auto_continue));
@@ -60,7 +70,7 @@ where
         let permitted = if key.is_some() {
             people.start_stream_own_key(&self.session.person)
         } else {
-            people.start_stream(&self.session.person, max_tokens, parts).await
+            people.start_stream(&self.session.person, max_tokens, parts, images.tokens).await
         };
         let permit = match permitted {
             Ok(permit) => permit,
@@ -68,7 +78,12 @@ where
         };
         // A start that got less than it asked of the day's quota asks the upstream for no more.
         params.max_tokens = Some(permit.limit().map_or(max_tokens, |limit| max_tokens.min(limit.max(1))));
-        tracing::info!(stream = id, model = %start.model, "stream start");
+        match images.count {
+            0 => tracing::info!(stream = id, model = %start.model, "stream start"),
+            _ => {
+                tracing::info!(stream = id, model = %start.model, images = %images.summary(), "stream start")
+            }
+        }
         let cancel = CancellationToken::new();
         let job = StreamJob {
             conn: self.session.conn,

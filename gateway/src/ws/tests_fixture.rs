@@ -52,6 +52,7 @@ impl Provider for Fake {
                 context_source: Default::default(),
                 tokenizer: Default::default(),
                 reasoning: false,
+                vision: false,
                 price: None,
                 user_key: false,
                 available: true,

@@ -67,6 +67,7 @@ pub fn scripted_provider(base_url: String) -> ProviderConfig {
                 context_window: Some(8192),
                 tokenizer: None,
                 reasoning: None,
+                vision: None,
                 price: None,
             })
             .collect(),

@@ -256,6 +256,7 @@ pub fn keyless(name: &str, base_url: &str, model: &str) -> ProviderConfig {
             context_window: None,
             tokenizer: None,
             reasoning: None,
+            vision: None,
             price: None,
         }],
         max_tokens_field: Default::default(),

@@ -55,6 +55,7 @@ async fn start(
                     context_window: Some(8192),
                     tokenizer: None,
                     reasoning: Some(*reasoning),
+                    vision: None,
                     price: None,
                 })
                 .collect(),

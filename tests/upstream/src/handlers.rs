@@ -99,6 +99,11 @@ fn respond(
             "invalid_request_error",
         );
     }
+    // Image parts are checked for every script, as a real API checks them before anything else.
+    let images = match crate::images::seen(body, crate::images::Api::Chat) {
+        Ok(images) => images,
+        Err(message) => return error(StatusCode::BAD_REQUEST, &message, "invalid_request_error"),
+    };
     let mut served_as = model.to_owned();
     let mut fail_with = None;
     let mut done_unfinished = false;
@@ -170,6 +175,7 @@ fn respond(
         }
         Script::WantsKey => (escaped_tokens(WANTS_KEY_TEXT), None, true),
         Script::WholeOnly => (escaped_tokens(WHOLE_ONLY_TEXT), None, true),
+        Script::SeeImages => (escaped_tokens(&crate::images::answer(&images)), None, true),
         Script::ContextEmptyStream | Script::EmptyStream => {
             // llama-cpp-python refuses a prompt beyond its window after its `200` and headers.
             let response = ([(header::CONTENT_TYPE, "text/event-stream")], "").into_response();

@@ -38,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 mod continuation;
 mod handlers;
 mod hostile;
+mod images;
 mod log;
 mod paced;
 mod responses;

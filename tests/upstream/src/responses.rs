@@ -26,7 +26,8 @@ use serde_json::{Value, json};
 use crate::Shared;
 use crate::handlers::NO_KEY;
 use crate::log::{RequestLog, RequestRecord, ResponsesRecord, SocketRecord};
-use crate::responses_stream::{Decision, Responder, decide};
+use crate::responses_stream::{Decision, End, Plan, Responder, decide};
+use crate::script::Script;
 
 /// What the server remembers of responses and sockets.
 #[derive(Debug, Default)]
@@ -170,12 +171,20 @@ pub(crate) fn prepare(shared: &Shared, body: Value, origin: Origin<'_>) -> Prepa
     let create = Create::read(&body);
     let id = shared.log.next_id();
     let found = create.previous.is_none() || previous.is_some();
+    let images = crate::images::seen(&body, crate::images::Api::Responses);
     let decision = if let Some(message) = invalid {
         Decision::Refuse { status: 400, code: "invalid_request_error", message: message.into() }
+    } else if let Err(message) = &images {
+        Decision::Refuse { status: 400, code: "invalid_request_error", message: message.clone() }
     } else if !found {
         let previous = create.previous.as_deref().unwrap_or_default();
         let message = format!("Previous response with id '{previous}' not found.");
         Decision::Refuse { status: 400, code: "previous_response_not_found", message }
+    } else if Script::parse(&create.model) == Script::SeeImages {
+        let text = crate::images::answer(images.as_deref().unwrap_or_default());
+        let interval = crate::script::interval(shared.options.rate);
+        let tokens = crate::handlers::escaped_tokens(&text);
+        Decision::Stream(Plan { model: create.model.clone(), tokens, interval, end: End::Completed })
     } else {
         decide(shared, &create.model, key, create.previous.is_some())
     };

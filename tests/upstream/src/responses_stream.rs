@@ -132,6 +132,8 @@ pub(crate) fn decide(shared: &Shared, model: &str, key: &str, continued: bool) -
         },
         // Their misbehaviour is HTTP's, the same on both APIs: tested on chat completions.
         Script::Thinking(_) => refuse(400, "invalid_request_error", "not scripted for the Responses API"),
+        // Answered in `responses::prepare`, which has the request's images.
+        Script::SeeImages => refuse(400, "invalid_request_error", "see-images needs the request"),
         Script::Hostile(_) => refuse(400, "invalid_request_error", "not scripted for the Responses API"),
         Script::Leak(Leak::Model) => match stream("<p>A page.</p>", None, End::Completed) {
             Decision::Stream(plan) => Decision::Stream(Plan { model: key.to_owned(), ..plan }),

@@ -92,6 +92,9 @@ pub enum Script {
     Hostile(Hostile),
     /// Think aloud, end for an odd reason or go quiet: how an answer is shown and ends.
     Thinking(Thinking),
+    /// Answer with what images arrived, as `saw 2 images: image/png 64x48, image/jpeg 10x10`
+    /// (every request's image parts are checked whatever its script; this one says what they were).
+    SeeImages,
 }
 
 /// What a [`Script::Thinking`] does.
@@ -239,12 +242,13 @@ impl Script {
             "filtered" => Self::Thinking(Thinking::Filtered),
             "stall" => Self::Thinking(Thinking::Stall),
             "stall-resume" => Self::Thinking(Thinking::StallThenResume),
+            "see-images" => Self::SeeImages,
             _ => Self::Fixture { name: name.to_owned(), rate },
         }
     }
 
     /// The names of the special behaviours, for `GET /v1/models`.
-    pub const SPECIAL: [&'static str; 32] = [
+    pub const SPECIAL: [&'static str; 33] = [
         "fail-429",
         "fail-500",
         "fail-401",
@@ -277,6 +281,7 @@ impl Script {
         "filtered",
         "stall",
         "stall-resume",
+        "see-images",
     ];
 }
 
