@@ -106,3 +106,58 @@ impl Images {
         format!("{} {noun}, {} KB", self.count, self.bytes.div_ceil(1024))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+    use flint_protocol::image::{ImageData, ImageType};
+
+    use super::*;
+
+    fn png() -> ImageData {
+        let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x30\x08\x02\0\0\0\0\0\0\0".to_vec();
+        bytes.extend([0; 8]);
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        ImageData { media_type: ImageType::Png, data, width: 64, height: 48 }
+    }
+
+    const SEES: Seer<'static> = Seer { id: "p/m", vision: true, describer: None };
+
+    fn user(images: usize) -> ChatMessage {
+        ChatMessage::with_images(Role::User, "this", vec![png(); images])
+    }
+
+    #[test]
+    fn checked_images_are_counted_and_estimated() {
+        let images = check(&[user(2), ChatMessage::new(Role::Assistant, "ok"), user(1)], SEES).expect("fine");
+        assert_eq!((images.count, images.tokens), (3, 3 * 255));
+        assert_eq!(images.summary(), "3 images, 1 KB");
+        assert_eq!(
+            check(&[ChatMessage::new(Role::User, "hi")], Seer { vision: false, ..SEES }),
+            Ok(Images::default())
+        );
+    }
+
+    #[test]
+    fn only_a_persons_messages_carry_images_and_a_request_carries_at_most_eight() {
+        let assistant = ChatMessage::with_images(Role::Assistant, "here", vec![png()]);
+        let refused = check(&[assistant], SEES).expect_err("an assistant's image");
+        assert!(refused.message.contains("only your own messages"), "{}", refused.message);
+        let refused = check(&[user(4), user(4), user(1)], SEES).expect_err("nine in all");
+        assert_eq!(refused.code, ErrorCode::ImageRefused);
+        assert!(
+            refused.message.contains("carries 9 images; the most sent at once is 8"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn the_bytes_of_a_request_are_bounded_before_any_is_decoded() {
+        let heavy = ImageData { data: "A".repeat(image::MAX_SEND_BYTES / 3 * 4), ..png() };
+        let messages: Vec<ChatMessage> =
+            (0..5).map(|_| ChatMessage::with_images(Role::User, "x", vec![heavy.clone()])).collect();
+        let refused = check(&messages, SEES).expect_err("7.5 MiB of images");
+        assert!(refused.message.contains("the most is 6144 KB in all"), "{}", refused.message);
+    }
+}
