@@ -33,7 +33,7 @@ pub struct Images {
 
 /// The model a start asks for, as far as images go.
 #[derive(Debug, Clone, Copy)]
-pub struct Seer<'a> {
+pub struct Target<'a> {
     /// `provider/model`.
     pub id: &'a str,
     /// Whether it sees images ([`flint_protocol::ModelInfo::vision`]).
@@ -45,7 +45,7 @@ pub struct Seer<'a> {
 /// Checks the images of `messages` for `model`: none is sent to a model that does not see, only a
 /// person's messages carry them, each passes [`image::check_sent`], and the counts and bytes stay
 /// within the limits of [`image`]. Cheap checks first, so a forged request costs no decoding.
-pub fn check(messages: &[ChatMessage], model: Seer<'_>) -> Result<Images, Refused> {
+pub fn check(messages: &[ChatMessage], model: Target<'_>) -> Result<Images, Refused> {
     let count: usize = messages.iter().map(|m| m.images.len()).sum();
     if count == 0 {
         return Ok(Images::default());
@@ -84,7 +84,7 @@ pub fn check(messages: &[ChatMessage], model: Seer<'_>) -> Result<Images, Refuse
     Ok(Images { count, bytes, tokens })
 }
 
-fn not_seen(model: Seer<'_>) -> Refused {
+fn not_seen(model: Target<'_>) -> Refused {
     let id = model.id;
     let message = match model.describer {
         Some(describer) => format!(
@@ -104,5 +104,61 @@ impl Images {
     pub fn summary(&self) -> String {
         let noun = if self.count == 1 { "image" } else { "images" };
         format!("{} {noun}, {} KB", self.count, self.bytes.div_ceil(1024))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use base64::Engine as _;
+    use flint_protocol::image::{ImageData, ImageType};
+
+    use super::*;
+
+    fn png() -> ImageData {
+        let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x30\x08\x02\0\0\0\0\0\0\0".to_vec();
+        bytes.extend([0; 8]);
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        ImageData { media_type: ImageType::Png, data, width: 64, height: 48 }
+    }
+
+    const SEEING: Target<'static> = Target { id: "p/m", vision: true, describer: None };
+
+    fn user(images: usize) -> ChatMessage {
+        ChatMessage::with_images(Role::User, "this", vec![png(); images])
+    }
+
+    #[test]
+    fn checked_images_are_counted_and_estimated() {
+        let images =
+            check(&[user(2), ChatMessage::new(Role::Assistant, "ok"), user(1)], SEEING).expect("fine");
+        assert_eq!((images.count, images.tokens), (3, 3 * 255));
+        assert_eq!(images.summary(), "3 images, 1 KB");
+        assert_eq!(
+            check(&[ChatMessage::new(Role::User, "hi")], Target { vision: false, ..SEEING }),
+            Ok(Images::default())
+        );
+    }
+
+    #[test]
+    fn only_a_persons_messages_carry_images_and_a_request_carries_at_most_eight() {
+        let assistant = ChatMessage::with_images(Role::Assistant, "here", vec![png()]);
+        let refused = check(&[assistant], SEEING).expect_err("an assistant's image");
+        assert!(refused.message.contains("only your own messages"), "{}", refused.message);
+        let refused = check(&[user(4), user(4), user(1)], SEEING).expect_err("nine in all");
+        assert_eq!(refused.code, ErrorCode::ImageRefused);
+        assert!(
+            refused.message.contains("carries 9 images; the most sent at once is 8"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn the_bytes_of_a_request_are_bounded_before_any_is_decoded() {
+        let heavy = ImageData { data: "A".repeat(image::MAX_SEND_BYTES / 3 * 4), ..png() };
+        let messages: Vec<ChatMessage> =
+            (0..5).map(|_| ChatMessage::with_images(Role::User, "x", vec![heavy.clone()])).collect();
+        let refused = check(&messages, SEEING).expect_err("7.5 MiB of images");
+        assert!(refused.message.contains("the most is 6144 KB in all"), "{}", refused.message);
     }
 }

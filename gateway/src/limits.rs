@@ -189,8 +189,7 @@ impl Limits {
         if let Some(key) = key {
             // A reservation that finds the quota taken meanwhile (another tab, another gateway)
             // is refused after the start was counted: rare, and never more than the quota.
-            // Images are re-sent with every part; what they cost is reserved first and charged
-            // whatever the answer (see `StreamPermit::images`).
+            // Images go with every part: reserved first, charged whatever the answer.
             let images = u64::from(image_tokens) * u64::from(parts.max(1));
             let want = u64::from(max_tokens.max(1)) * u64::from(parts.max(1)) + images;
             let reserved = self.reserve(&key, day, want, quota).await.map_err(cannot_check)?;

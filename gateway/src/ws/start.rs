@@ -55,8 +55,8 @@ where
         // Before any reservation or upstream call: a model that does not see is never sent an
         // image, and every image is checked again here (the page is not a trust boundary).
         let vision = provider.models().iter().any(|m| m.model == model && m.vision);
-        let seer = images::Seer { id: &start.model, vision, describer: self.state.vision_model() };
-        let images = match images::check(&start.messages, seer) {
+        let target = images::Target { id: &start.model, vision, describer: self.state.vision_model() };
+        let images = match images::check(&start.messages, target) {
             Ok(images) => images,
             Err(refused) => return self.send(frames::error(Some(id), refused.code, refused.message)).await,
         };
