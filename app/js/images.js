@@ -4,11 +4,19 @@
 // comments) and every frame of an animation but the first: nothing of the original file but its
 // pixels is ever sent.
 
-/** The files a paste or a drop carries that may be pictures (others are left to the default). */
+/**
+ * The files a paste or a drop carries. All of them, whatever type they claim: each is checked by its
+ * bytes, and one that is not a picture is refused with a sentence (a drop left to the browser would
+ * open the file in place of Flint).
+ */
 export function imageFiles(event) {
   const list = event.clipboardData?.files ?? event.dataTransfer?.files;
-  if (!list) return [];
-  return Array.from(list).filter((f) => f.type.startsWith('image/') || f.type === '');
+  return list ? Array.from(list) : [];
+}
+
+/** Whether a drag carries files (not text or a link being dragged within the page). */
+export function dragsFiles(event) {
+  return Array.from(event.dataTransfer?.types ?? []).includes('Files');
 }
 
 /** The files an `<input type=file>` holds, then empties it so the same file can be picked again. */

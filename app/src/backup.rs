@@ -130,6 +130,30 @@ mod tests {
     use super::*;
     use crate::session::saved::SavedStatus;
 
+    fn picture(bytes: usize) -> flint_protocol::image::ImageData {
+        flint_protocol::image::ImageData {
+            media_type: flint_protocol::image::ImageType::Png,
+            data: "A".repeat(bytes),
+            width: 10,
+            height: 10,
+        }
+    }
+
+    #[test]
+    fn an_entry_syncs_its_pictures_only_when_they_fit_a_synced_record() {
+        let mut entry = generation(1, "a page like this");
+        let pictures = |bytes| crate::pictures::SavedPictures {
+            images: vec![("a.png".into(), picture(bytes))],
+            description: None,
+        };
+        entry.pictures = Some(pictures(1_000));
+        assert!(entry.clone().for_sync().pictures.is_some(), "small pictures sync");
+        entry.pictures = Some(pictures(crate::session::saved::SYNC_PICTURE_BYTES + 1));
+        let synced = entry.clone().for_sync();
+        assert!(synced.pictures.is_none(), "large pictures stay in this browser");
+        assert_eq!((synced.prompt, synced.code), (entry.prompt, entry.code), "the rest syncs");
+    }
+
     fn generation(id: u64, prompt: &str) -> SavedGeneration {
         SavedGeneration {
             id: Some(id),
@@ -137,12 +161,18 @@ mod tests {
             model: "local/smollm2".into(),
             code: format!("<p>{prompt}</p>"),
             status: SavedStatus::Done,
+            pictures: None,
         }
     }
 
     #[test]
     fn an_export_imports_whole() {
-        let history = vec![generation(2_000, "a counter"), generation(1_000, "a clock")];
+        let mut with_picture = generation(2_000, "a counter");
+        with_picture.pictures = Some(crate::pictures::SavedPictures {
+            images: vec![("mock.png".into(), picture(10))],
+            description: Some(("cloud/gpt-4o".into(), "Layout: a header".into())),
+        });
+        let history = vec![with_picture, generation(1_000, "a clock")];
         let file = export_file(&history, 1_763_900_000_000);
         let imported = import_file(&file).unwrap();
         assert_eq!(imported, Imported { generations: history, unreadable: 0 });

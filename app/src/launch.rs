@@ -11,7 +11,7 @@ use crate::draft::Draft;
 use crate::interop::{bench_seed, random};
 use crate::judge::{Report, expect, fix_prompt};
 use crate::pick::scope_prompt;
-use crate::pictures::{JobPictures, expect_pictures, refusal, run_models, sees};
+use crate::pictures::{JobPictures, Pictures, expect_pictures, refusal, run_models, sees};
 use crate::prompt::{Ask, Job, compose, too_long_for_any};
 use crate::run::Runner;
 use crate::variations::{best_of_lanes, compare_lanes, variation_lanes};
@@ -40,10 +40,10 @@ pub fn context_now(runner: &Runner, draft: Draft) -> Context {
 }
 
 /// How Run treats the code in the editor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub enum Launch {
-    /// As the draft says (edit it, continue the thread).
-    AsDrafted,
+    /// As the draft says (edit it, continue the thread), with the prompt's pictures.
+    AsDrafted(Pictures),
     /// A new page from the prompt and the goal alone: a shared prompt run as it was shared.
     Fresh,
 }
@@ -77,9 +77,11 @@ pub fn use_run(
 ) -> UseRunReturn<impl Fn() + Copy> {
     let state = runner.state();
     let waiting = RwSignal::new(false);
+    // Read here, where the component's context is: `go` may run from a timer, which has none.
+    let pictures = expect_pictures();
     let go = move || {
         waiting.set(false);
-        launch(&runner, choice, fan_out, draft, Launch::AsDrafted);
+        launch(&runner, choice, fan_out, draft, Launch::AsDrafted(pictures));
     };
     Effect::new(move |_| {
         let counted = counted(state.budget.with(|b| b.as_ref().map(|b| b.revision)), state.budget_sent.get());
@@ -119,14 +121,15 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         return;
     }
     let context = match how {
-        Launch::AsDrafted => context_now(runner, draft),
+        Launch::AsDrafted(_) => context_now(runner, draft),
         Launch::Fresh => Context::default(),
     };
     let mut prompt = draft.prompt.get_untracked();
     let goal = draft.goal.get_untracked();
     // A count of other texts (a reply not yet in, or a fresh run's) cannot plan this request.
     let sent = state.budget_sent.get_untracked();
-    let mut budget = state.budget.get_untracked().filter(|b| b.revision == sent && how == Launch::AsDrafted);
+    let mut budget =
+        state.budget.get_untracked().filter(|b| b.revision == sent && matches!(how, Launch::AsDrafted(_)));
     // An element picked in the preview holds the edit to it.
     let picked = context.file.as_deref().and_then(|file| runner.picked_now(file));
     if let (Some(file), Some(picked)) = (context.file.as_deref(), &picked) {
@@ -150,7 +153,9 @@ pub fn launch(runner: &Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
         }
     };
     dress(&mut job, runner, choice, draft);
-    if let Err(why) = with_pictures(&mut job, choice, fan_out) {
+    if let Launch::AsDrafted(pictures) = how
+        && let Err(why) = with_pictures(&mut job, pictures, choice, fan_out)
+    {
         state.error.set(Some(why));
         return;
     }
@@ -227,8 +232,12 @@ fn dress(job: &mut Job, runner: &Runner, choice: ModelChoice, draft: Draft) {
 /// Gives `job` the prompt's pictures, or says why the run cannot go with them: a model that does
 /// not see and has no description yet (or no vision model to write one) is never sent a run that
 /// silently lost its picture.
-fn with_pictures(job: &mut Job, choice: ModelChoice, fan_out: FanOut) -> Result<(), String> {
-    let pictures = expect_pictures();
+fn with_pictures(
+    job: &mut Job,
+    pictures: Pictures,
+    choice: ModelChoice,
+    fan_out: FanOut,
+) -> Result<(), String> {
     let images: Vec<_> = pictures.images.get_untracked().into_iter().map(|a| a.image).collect();
     if images.is_empty() {
         return Ok(());

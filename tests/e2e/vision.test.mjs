@@ -164,6 +164,32 @@ test('hostile and broken files are refused with a sentence, and nothing is attac
   }
 });
 
+test('a picture pasted into the prompt or dropped anywhere is attached; a dropped text file is refused, Flint stays', async () => {
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  await waitConnected(page);
+  const png = [...await mockPng(page)];
+  const carry = (target, type, files) => page.evaluate(([target, type, files]) => {
+    const transfer = new DataTransfer();
+    for (const [name, mime, bytes] of files) transfer.items.add(new File([new Uint8Array(bytes)], name, { type: mime }));
+    const element = document.querySelector(target);
+    const event = type === 'paste'
+      ? new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true })
+      : new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true });
+    element.dispatchEvent(event);
+    return event.defaultPrevented;
+  }, [target, type, files]);
+  assert.ok(await carry('[data-testid="prompt-input"]', 'paste', [['pasted.png', 'image/png', png]]), 'the paste was left to the browser');
+  await assertEventually(async () => (await page.getByTestId('picture-chip').count()) === 1, 'the pasted picture was not attached');
+  assert.ok(await carry('[data-testid="preview-tabs"], main, body', 'dragover', [['dropped.png', 'image/png', png]]), 'a file drag is not accepted');
+  assert.ok(await carry('[data-testid="preview-tabs"], main, body', 'drop', [['dropped.png', 'image/png', png]]), 'the drop was left to the browser');
+  await assertEventually(async () => (await page.getByTestId('picture-chip').count()) === 2, 'the dropped picture was not attached');
+  assert.ok(await carry('body', 'drop', [['notes.txt', 'text/plain', [...Buffer.from('hello')]]]), 'a dropped text file would open in place of Flint');
+  await assertEventually(async () => /^notes\.txt was not attached/.test(await page.getByTestId('picture-problem').textContent().catch(() => '')),
+    'the text file was not refused');
+  assert.equal(await page.getByTestId('picture-chip').count(), 2);
+  assert.match(page.url(), new RegExp(`^${flint.gateway.url}`), 'Flint is still the page');
+});
+
 test('without a vision model, a run with a picture for a model that does not see is refused and nothing is sent', async () => {
   const gateway = await startGateway({ upstreamUrl: flint.upstream.url, models: [{ id: 'see-images', vision: true }] });
   try {

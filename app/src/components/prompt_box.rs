@@ -10,7 +10,7 @@ use crate::components::{
 };
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
-use crate::interop::images::files_of_event;
+use crate::interop::images::{files_of_event, is_file_drag};
 use crate::launch::{UseRunReturn, use_run};
 use crate::pictures::expect_pictures;
 use crate::run::{StreamStatus, expect_runner};
@@ -46,7 +46,7 @@ pub fn PromptBox() -> impl IntoView {
     };
     on_cleanup(move || escape.remove());
 
-    // A picture pasted into the prompt, or dropped on it, is attached (text pastes as text).
+    // A picture pasted into the prompt is attached (text pastes as text).
     let pictures = expect_pictures();
     let on_paste = move |ev: leptos::ev::ClipboardEvent| {
         let files = files_of_event(&ev);
@@ -55,17 +55,27 @@ pub fn PromptBox() -> impl IntoView {
             pictures.add(files);
         }
     };
-    let on_drop = move |ev: leptos::ev::DragEvent| {
-        let files = files_of_event(&ev);
-        if !files.is_empty() {
+    // Files dropped anywhere on the page are attached: a drop left to the browser would open the
+    // file in place of Flint, and the work with it.
+    let drag_over = window_event_listener(leptos::ev::dragover, move |ev| {
+        if is_file_drag(&ev) {
             ev.prevent_default();
-            pictures.add(files);
         }
-    };
+    });
+    let drop = window_event_listener(leptos::ev::drop, move |ev| {
+        if is_file_drag(&ev) {
+            ev.prevent_default();
+            pictures.add(files_of_event(&ev));
+        }
+    });
+    on_cleanup(move || {
+        drag_over.remove();
+        drop.remove();
+    });
 
     let run_click = run;
     view! {
-        <section class="prompt" on:dragover=|ev| ev.prevent_default() on:drop=on_drop>
+        <section class="prompt">
             <ImageDescription />
             <textarea
                 class="prompt-input"

@@ -12,6 +12,8 @@ use web_sys::Blob;
 extern "C" {
     #[wasm_bindgen(js_name = imageFiles)]
     fn image_files(event: &web_sys::Event) -> js_sys::Array;
+    #[wasm_bindgen(js_name = dragsFiles)]
+    fn drags_files(event: &web_sys::Event) -> bool;
     #[wasm_bindgen(js_name = inputFiles)]
     fn input_files(input: &web_sys::HtmlInputElement) -> js_sys::Array;
     #[wasm_bindgen(js_name = fileName)]
@@ -32,6 +34,11 @@ pub struct PictureFile {
 /// The files a paste or a drop carries (none: the event is not about files).
 pub fn files_of_event(event: &web_sys::Event) -> Vec<PictureFile> {
     wrap(image_files(event))
+}
+
+/// Whether a drag carries files.
+pub fn is_file_drag(event: &web_sys::Event) -> bool {
+    drags_files(event)
 }
 
 /// The files an `<input type=file>` holds (it is emptied, so the same file can be picked again).

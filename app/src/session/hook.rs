@@ -55,7 +55,12 @@ pub fn use_session(
     let status = SessionStatus {
         restored: RwSignal::new(None),
         problem,
-        history: History { saver: SendWrapper::new(Rc::clone(&saver)), draft, changed },
+        history: History {
+            saver: SendWrapper::new(Rc::clone(&saver)),
+            draft,
+            pictures: crate::pictures::expect_pictures(),
+            changed,
+        },
     };
 
     let weak = Rc::downgrade(&saver);
@@ -244,13 +249,17 @@ impl Saver {
     fn on_run(self: &Rc<Self>, event: RunEvent<'_>) {
         match event {
             RunEvent::Started { model, prompt } => {
-                self.session.borrow_mut().generation = Some(SavedGeneration {
+                let mut session = self.session.borrow_mut();
+                let pictures = session.pictures.clone();
+                session.generation = Some(SavedGeneration {
                     id: Some(epoch_ms()),
                     prompt: prompt.to_owned(),
                     model: model.to_owned(),
                     code: String::new(),
                     status: SavedStatus::Streaming,
+                    pictures,
                 });
+                drop(session);
                 self.code_changed.set(false);
                 self.write_now();
             }
@@ -278,6 +287,7 @@ impl Saver {
                         model: session.model.clone().unwrap_or_default(),
                         code: String::new(),
                         status: SavedStatus::Done,
+                        pictures: None,
                     });
                 }
                 drop(session);

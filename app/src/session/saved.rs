@@ -82,6 +82,9 @@ pub struct SavedGeneration {
     pub code: String,
     /// Where it stood when last saved.
     pub status: SavedStatus,
+    /// The prompt's pictures and their description, when it had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictures: Option<SavedPictures>,
 }
 
 /// A generation's status as saved; `Streaming` after a reload means the reload cut it off.
@@ -111,10 +114,25 @@ impl SavedStatus {
     }
 }
 
+/// Bytes of pictures (as base64) a history entry may carry to the gateway's synced history: its
+/// records are capped (`store.history_max_record_bytes`, 512 KiB by default), so an entry with more
+/// syncs without its pictures, which stay in this browser's history and its backups.
+pub const SYNC_PICTURE_BYTES: usize = 256 * 1024;
+
 impl SavedGeneration {
     /// The record as stored in the history (JSON).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a generation of strings serializes")
+    }
+
+    /// The entry as it is synced: without its pictures when they are over [`SYNC_PICTURE_BYTES`].
+    pub fn for_sync(mut self) -> Self {
+        let bytes: usize =
+            self.pictures.iter().flat_map(|p| p.images.iter()).map(|(_, image)| image.data.len()).sum();
+        if bytes > SYNC_PICTURE_BYTES {
+            self.pictures = None;
+        }
+        self
     }
 }
 

@@ -3,7 +3,14 @@
 use super::*;
 
 fn generation(status: SavedStatus, code: &str) -> SavedGeneration {
-    SavedGeneration { id: Some(1), prompt: "a clock".into(), model: "m/x".into(), code: code.into(), status }
+    SavedGeneration {
+        id: Some(1),
+        prompt: "a clock".into(),
+        model: "m/x".into(),
+        code: code.into(),
+        status,
+        pictures: None,
+    }
 }
 
 #[test]

@@ -152,7 +152,7 @@ impl Driver {
         let Ok(records) = store.history().await else { return Ok(()) };
         let local: BTreeMap<String, serde_json::Value> = history_entries(&records)
             .into_iter()
-            .filter_map(|g| Some((g.id?.to_string(), serde_json::to_value(&g).ok()?)))
+            .filter_map(|g| Some((g.id?.to_string(), serde_json::to_value(g.for_sync()).ok()?)))
             .collect();
         let texts: Vec<(String, String)> = local.iter().map(|(id, v)| (id.clone(), v.to_string())).collect();
         self.state.borrow_mut().scan(RecordKind::Generation, &texts, epoch_ms());

@@ -10,6 +10,7 @@ use send_wrapper::SendWrapper;
 use super::Saver;
 use crate::draft::Draft;
 use crate::interop::store::{SessionStore, StoreError};
+use crate::pictures::Pictures;
 use crate::session::saved::{SavedGeneration, history_entries};
 
 /// The history of generations: list, reopen, delete.
@@ -17,6 +18,7 @@ use crate::session::saved::{SavedGeneration, history_entries};
 pub struct History {
     pub(super) saver: SendWrapper<Rc<Saver>>,
     pub(super) draft: Draft,
+    pub(super) pictures: Pictures,
     /// Bumped when entries are added or removed, so a shown list reloads.
     pub changed: RwSignal<u32>,
 }
@@ -35,11 +37,12 @@ impl History {
         }
     }
 
-    /// Puts `entry` back: its prompt in the prompt box, its code in the editor and the preview.
-    /// Later edits go to this entry.
+    /// Puts `entry` back: its prompt (and pictures) in the prompt box, its code in the editor and
+    /// the preview. Later edits go to this entry.
     pub fn open(&self, entry: SavedGeneration) {
         self.saver.runner.show_code(entry.code.clone());
         self.draft.prompt.set(entry.prompt.clone());
+        self.pictures.restore(entry.pictures.clone().unwrap_or_default());
         self.saver.code_changed.set(false);
         self.saver.session.borrow_mut().generation = Some(entry);
         self.saver.write_now();
