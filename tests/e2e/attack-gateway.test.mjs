@@ -120,7 +120,8 @@ test("generated code cannot open the gateway's socket from its preview", async (
     `/#p=${v1Link({ prompt: 'probe', code })}`);
   await page.getByTestId('run-held-page').click();
   await assertEventually(async () => attacker.seen.length > 0, 'the probe never reported');
-  assert.deepEqual(attacker.seen, ['/ping?refused']);
+  // The page runs in the preview and again in its check frame: each run must be refused.
+  assert.ok(attacker.seen.every((u) => u === '/ping?refused'), `a socket opened: ${attacker.seen}`);
   await context.close();
   await attacker.close();
 });
