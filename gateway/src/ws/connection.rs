@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use tracing::instrument;
 
 use super::frames::{self, Outgoing};
-use super::resume;
+use super::{peer, resume};
 use super::session::Session;
 use crate::AppState;
 use crate::auth::SessionWatch;
@@ -41,6 +41,8 @@ pub(super) struct Connection<S> {
     pub(super) fresh: bool,
     /// The last [`Replay::mark`](super::replay::Replay::mark) a ping asked the page to confirm.
     receipt_asked: u64,
+    /// Another gateway holds the session the page asked to resume: its address and the `Resume`.
+    relay: Option<(String, Utf8Bytes)>,
 }
 
 /// The socket is over.
@@ -52,6 +54,8 @@ pub(super) enum Closed {
     Left,
     /// The page came back on another socket and took the session over.
     Replaced,
+    /// The page asked for a session another gateway holds: the socket is relayed there.
+    Relayed,
 }
 
 /// Serves one WebSocket connection until the client leaves or the gateway shuts down.
@@ -88,7 +92,7 @@ pub async fn serve_socket<S, R, E>(
     let mut session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
     session.signin = signin;
     let tab = state.people().open_socket(&session.person);
-    let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0 };
+    let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0, relay: None };
     tracing::info!("connected");
     let hello = ServerMessage::Hello {
         protocol: PROTOCOL_VERSION,
@@ -127,6 +131,9 @@ pub async fn serve_socket<S, R, E>(
         }
     }
     let mut claimed = c.token.as_ref().map(|t| c.state.resumes().register(t, c.session.person.clone()));
+    if let Some(token) = &c.token {
+        peer::announce(&c.state, token, true);
+    }
     let mut handover = None;
     let shutdown = c.state.shutdown().clone();
     let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);
@@ -165,12 +172,29 @@ pub async fn serve_socket<S, R, E>(
             break closed;
         }
     };
-    let Connection { mut sink, state, session, token, .. } = c;
+    let Connection { mut sink, state, session, token, relay, .. } = c;
+    if let (Some((owner, first)), Closed::Relayed) = (relay, closed) {
+        // This socket's own session never ran anything: the tab lives on the owner, whose
+        // `Hello` (relayed) gives the page the token to come back with.
+        if let Some(token) = &token {
+            state.resumes().forget(token);
+            peer::withdraw(&state, token);
+        }
+        let person = session.person.clone();
+        session.end(&state).await;
+        peer::relay(&state, &owner, &person, first, &mut sink, &mut incoming).await;
+        let _ = sink.close().await;
+        tracing::info!("relay ended");
+        return;
+    }
     let _ = sink.close().await;
     drop(sink);
     match (handover, token, claimed) {
-        (Some(reply), _, _) => {
+        (Some(reply), token, _) => {
             tracing::info!("the page came back on another socket");
+            if let Some(token) = token {
+                peer::withdraw(&state, &token);
+            }
             if let Err(session) = reply.send(session) {
                 session.end(&state).await;
             }
@@ -181,6 +205,7 @@ pub async fn serve_socket<S, R, E>(
         (None, token, _) => {
             if let Some(token) = token {
                 state.resumes().forget(&token);
+                peer::withdraw(&state, &token);
             }
             session.end(&state).await;
         }
@@ -288,7 +313,15 @@ where
         }
         let fresh = std::mem::replace(&mut self.fresh, false);
         match serde_json::from_str::<ClientMessage>(&text) {
-            Ok(ClientMessage::Resume(request)) if fresh => self.resume(request).await.map(drop),
+            Ok(ClientMessage::Resume(request)) if fresh => {
+                if !self.state.resumes().holds(&request.token)
+                    && let Some(owner) = peer::owner(&self.state, &request.token).await
+                {
+                    self.relay = Some((owner, text));
+                    return Err(Closed::Relayed);
+                }
+                self.resume(request).await.map(drop)
+            }
             Ok(ClientMessage::Resume(_)) => {
                 let message = "a resume must be the first frame on a new connection; reconnect to resume";
                 self.send(frames::error(None, ErrorCode::BadFrame, message)).await

@@ -1,0 +1,240 @@
+//! Resume on any gateway: a tab whose socket reconnects to a gateway that does not hold its
+//! session is relayed to the one that does.
+//!
+//! The gateway holding a resumable session records, in the shared store, the SHA-256 of its resume
+//! token against its own `server.peer_address` ([`announce`]); never the token itself. A gateway
+//! that gets a `Resume` for a token it does not hold looks the hash up, opens `/peer/ws` on the
+//! owner with `server.peer_secret` and the person as it identified them, replays the `Resume`
+//! there and relays frames both ways until either side closes ([`relay`]). The owner serves that
+//! socket like the person's own, so the token-and-person check of [`super::resume`] still decides.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use flint_protocol::Secret;
+use futures::{Sink, SinkExt, Stream, StreamExt};
+use sha2::{Digest, Sha256};
+use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+
+use crate::AppState;
+use crate::config::ServerConfig;
+use crate::person::Person;
+use crate::store::hex;
+
+/// The header that carries `server.peer_secret` on a gateway-to-gateway socket.
+pub const SECRET_HEADER: &str = "x-flint-peer-secret";
+/// The header that names the person, as the relaying gateway identified them.
+pub const PERSON_HEADER: &str = "x-flint-peer-person";
+/// How long an entry of a connected tab stays valid: a gateway that dies without removing it
+/// leaves nothing resumable behind it longer than this (a resume reaching its dead address is
+/// told its answers are gone, as before).
+const CONNECTED_FOR: Duration = Duration::from_secs(24 * 60 * 60);
+/// How long a relaying gateway waits for the owner's socket to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// This gateway's place among its peers: where they reach it and the secret they share.
+#[derive(Clone, Default)]
+pub struct Peers {
+    address: Option<String>,
+    secret: Option<Secret>,
+}
+
+impl Peers {
+    /// From `[server]`; `env` reads `peer_secret_env`. Off unless both an address and a secret
+    /// are set.
+    pub fn new(server: &ServerConfig, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let secret = server
+            .peer_secret_env
+            .as_deref()
+            .and_then(env)
+            .or_else(|| server.peer_secret.clone())
+            .filter(|s| !s.is_empty())
+            .map(Secret::new);
+        if server.peer_address.is_some() && secret.is_none() {
+            tracing::warn!(
+                "server.peer_address is set without server.peer_secret (or its peer_secret_env): tabs \
+                 resume only on the gateway they first used"
+            );
+        }
+        Self { address: server.peer_address.clone().filter(|_| secret.is_some()), secret }
+    }
+
+    fn on(&self) -> bool {
+        self.address.is_some() && self.secret.is_some()
+    }
+
+    /// Whether `offered` is this deployment's secret. Both sides are hashed first, so the
+    /// comparison's time says nothing about how much of the secret was right.
+    pub fn admits(&self, offered: Option<&str>) -> bool {
+        match (&self.secret, offered) {
+            (Some(secret), Some(offered)) => {
+                Sha256::digest(secret.expose().as_bytes()) == Sha256::digest(offered.as_bytes())
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The person as a header value: the account name is encoded, so any name fits in a header.
+pub fn person_header(person: &Person) -> String {
+    match person {
+        Person::User(name) => format!("user:{}", URL_SAFE_NO_PAD.encode(name.as_bytes())),
+        Person::Anonymous(ip) => format!("address:{ip}"),
+    }
+}
+
+/// The person a peer named; `None` for a value no gateway sends.
+pub fn person_from_header(value: &str) -> Option<Person> {
+    if let Some(name) = value.strip_prefix("user:") {
+        let bytes = URL_SAFE_NO_PAD.decode(name).ok()?;
+        return String::from_utf8(bytes).ok().map(Person::User);
+    }
+    value.strip_prefix("address:")?.parse().ok().map(Person::Anonymous)
+}
+
+fn token_hash(token: &Secret) -> String {
+    hex(&Sha256::digest(token.expose().as_bytes()))
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// Records that this gateway holds the session under `token` for `valid_for` (the whole grace
+/// period once its socket dropped; [`CONNECTED_FOR`] while it is up). In the background: a slow
+/// store delays no frame.
+pub(crate) fn announce(state: &AppState, token: &Secret, socket_up: bool) {
+    let Some(address) = state.peers().address.clone() else { return };
+    let valid_for = if socket_up { CONNECTED_FOR } else { Duration::from_secs(state.limits().resume_grace_secs) };
+    let store = std::sync::Arc::clone(state.store());
+    let hash = token_hash(token);
+    tokio::spawn(async move {
+        let now = now();
+        let until = now.saturating_add(i64::try_from(valid_for.as_secs()).unwrap_or(i64::MAX));
+        if let Err(err) = store.put_resume_owner(&hash, &address, now, until).await {
+            tracing::warn!(error = %err, "could not record this tab in the store; it resumes only here");
+        }
+    });
+}
+
+/// The session under `token` is over or moved on: no gateway is sent here for it any more.
+pub(crate) fn withdraw(state: &AppState, token: &Secret) {
+    if !state.peers().on() {
+        return;
+    }
+    let store = std::sync::Arc::clone(state.store());
+    let hash = token_hash(token);
+    tokio::spawn(async move {
+        if let Err(err) = store.drop_resume_owner(&hash).await {
+            tracing::warn!(error = %err, "could not remove an ended tab from the store; it expires there");
+        }
+    });
+}
+
+/// The peer address of the other gateway holding the session under `token`, if one does.
+pub(crate) async fn owner(state: &AppState, token: &Secret) -> Option<String> {
+    let own = state.peers().address.as_deref()?;
+    match state.store().resume_owner(&token_hash(token), now()).await {
+        Ok(Some(peer)) if peer != own => Some(peer),
+        Ok(_) => None,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not look a resume up in the store");
+            None
+        }
+    }
+}
+
+/// Relays the page's socket to the gateway at `peer`, starting with `first` (its `Resume`), until
+/// either side closes. `false` if the owner could not be reached (nothing was sent to the page).
+pub(crate) async fn relay<S, R, E>(
+    state: &AppState,
+    peer: &str,
+    person: &Person,
+    first: Utf8Bytes,
+    sink: &mut S,
+    incoming: &mut R,
+) -> bool
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+{
+    let Some(secret) = state.peers().secret.clone() else { return false };
+    let url = format!("{}/peer/ws?protocol={}", peer.trim_end_matches('/'), flint_protocol::PROTOCOL_VERSION);
+    let Ok(mut request) = url.as_str().into_client_request() else {
+        tracing::warn!(peer, "a peer address in the store is not a WebSocket URL");
+        return false;
+    };
+    let (Ok(secret), Ok(person)) = (secret.expose().parse(), person_header(person).parse()) else { return false };
+    request.headers_mut().insert(SECRET_HEADER, secret);
+    request.headers_mut().insert(PERSON_HEADER, person);
+    let owner = match tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(request)).await {
+        Ok(Ok((owner, _))) => owner,
+        Ok(Err(err)) => {
+            tracing::warn!(peer, error = %err, "the gateway holding this tab could not be reached");
+            return false;
+        }
+        Err(_) => {
+            tracing::warn!(peer, "the gateway holding this tab did not answer in time");
+            return false;
+        }
+    };
+    tracing::info!(peer, "relaying a resumed tab to the gateway that holds it");
+    let (mut to_owner, mut from_owner) = owner.split();
+    if to_owner.send(tungstenite::Message::text(first.as_str())).await.is_err() {
+        return false;
+    }
+    let shutdown = state.shutdown().clone();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            frame = from_owner.next() => {
+                let Some(Ok(frame)) = frame else { break };
+                let Some(frame) = to_page(frame) else { continue };
+                let closing = matches!(frame, Message::Close(_));
+                if sink.send(frame).await.is_err() || closing {
+                    break;
+                }
+            }
+            frame = incoming.next() => {
+                let Some(Ok(frame)) = frame else { break };
+                let frame = to_owner_frame(frame);
+                let closing = matches!(frame, tungstenite::Message::Close(_));
+                if to_owner.send(frame).await.is_err() || closing {
+                    break;
+                }
+            }
+        }
+    }
+    // A relay cut without a goodbye leaves the owner's session waiting for the page, as a dropped
+    // socket does; a page that left on purpose passed its own close frame on.
+    let _ = to_owner.close().await;
+    true
+}
+
+fn to_page(frame: tungstenite::Message) -> Option<Message> {
+    Some(match frame {
+        tungstenite::Message::Text(text) => Message::Text(Utf8Bytes::from(text.as_str())),
+        tungstenite::Message::Binary(bytes) => Message::Binary(bytes),
+        // The owner's pings carry the receipt mark: the page's pong goes back to it.
+        tungstenite::Message::Ping(payload) => Message::Ping(payload),
+        tungstenite::Message::Pong(payload) => Message::Pong(payload),
+        tungstenite::Message::Close(close) => Message::Close(
+            close.map(|c| CloseFrame { code: c.code.into(), reason: Utf8Bytes::from(c.reason.as_str()) }),
+        ),
+        tungstenite::Message::Frame(_) => return None,
+    })
+}
+
+fn to_owner_frame(frame: Message) -> tungstenite::Message {
+    match frame {
+        Message::Text(text) => tungstenite::Message::text(text.as_str()),
+        Message::Binary(bytes) => tungstenite::Message::Binary(bytes),
+        Message::Ping(payload) => tungstenite::Message::Ping(payload),
+        Message::Pong(payload) => tungstenite::Message::Pong(payload),
+        Message::Close(close) => tungstenite::Message::Close(close.map(|c| {
+            tungstenite::protocol::CloseFrame { code: c.code.into(), reason: c.reason.as_str().into() }
+        })),
+    }
+}

@@ -1,0 +1,228 @@
+//! Resume on any gateway (issue 30): two gateways on one PostgreSQL store, and a proxy that cuts
+//! the page's socket and reconnects it to the other gateway, as a load balancer would. The answer
+//! arrives whole, also while the gateway holding it drains; the peer route admits nobody without
+//! the shared secret.
+
+mod common;
+mod pg;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Client, Outcome, scripted_provider};
+use flint_gateway::config::{Config, ProviderConfig};
+use flint_gateway::{AppState, app, peer_app, serve};
+use flint_protocol::{ClientMessage, ResumeRequest, ResumeStream, Secret, ServerMessage};
+use flint_scripted_upstream::{Options, ScriptedUpstream, fixtures_dir};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_util::sync::CancellationToken;
+
+const SECRET: &str = "peer-secret-for-tests-0123456789";
+/// About 600 tokens at 300 a second: two seconds, time enough to cut the socket midway.
+const MODEL: &str = "counter@300";
+
+/// One gateway: its public listener (closed by a drain) and its peer listener (not).
+struct Node {
+    addr: SocketAddr,
+    peer: SocketAddr,
+    state: AppState,
+    /// Cancel to drain, as SIGTERM does: the public listener closes, open sockets go on.
+    stop_accepting: CancellationToken,
+    _servers: Vec<JoinHandle<std::io::Result<()>>>,
+    _upstream: ScriptedUpstream,
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.state.shutdown().cancel();
+    }
+}
+
+async fn node(url: &str) -> Node {
+    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    let mut provider = scripted_provider(upstream.base_url());
+    if let ProviderConfig::Openai(openai) = &mut provider {
+        let mut slow = openai.models[0].clone();
+        slow.id = MODEL.into();
+        openai.models.push(slow);
+    }
+    let public = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let peers = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+    let (addr, peer) = (public.local_addr().expect("addr"), peers.local_addr().expect("addr"));
+    let mut config = Config { providers: vec![provider], ..Config::default() };
+    config.store.url = Some(url.to_owned());
+    config.server.listen = addr;
+    config.server.peer_address = Some(format!("ws://{peer}"));
+    config.server.peer_listen = Some(peer);
+    config.server.peer_secret = Some(SECRET.into());
+    let state = AppState::from_config(&config, &common::env);
+    let stop_accepting = CancellationToken::new();
+    let timeout = Duration::from_secs(10);
+    let shutdown = state.shutdown().clone();
+    let servers = vec![
+        tokio::spawn(serve::serve_draining(
+            public,
+            app(state.clone()),
+            timeout,
+            stop_accepting.clone(),
+            shutdown.clone(),
+        )),
+        tokio::spawn(serve::serve(peers, peer_app(state.clone()), timeout, shutdown)),
+    ];
+    Node { addr, peer, state, stop_accepting, _servers: servers, _upstream: upstream }
+}
+
+/// A load balancer in miniature: forwards each connection to the current target; [`Self::cut`]
+/// breaks every open one (no WebSocket goodbye: a dropped network) and sends the next elsewhere.
+struct CutProxy {
+    addr: SocketAddr,
+    target: Arc<Mutex<SocketAddr>>,
+    open: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    _accept: JoinHandle<()>,
+}
+
+impl CutProxy {
+    async fn start(target: SocketAddr) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+        let addr = listener.local_addr().expect("addr");
+        let target = Arc::new(Mutex::new(target));
+        let open = Arc::new(Mutex::new(Vec::new()));
+        let (to, conns) = (Arc::clone(&target), Arc::clone(&open));
+        let accept = tokio::spawn(async move {
+            while let Ok((mut page, _)) = listener.accept().await {
+                let to = *to.lock().expect("lock");
+                let pipe = tokio::spawn(async move {
+                    if let Ok(mut gateway) = TcpStream::connect(to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut page, &mut gateway).await;
+                    }
+                });
+                conns.lock().expect("lock").push(pipe);
+            }
+        });
+        Self { addr, target, open, _accept: accept }
+    }
+
+    fn cut(&self, next: SocketAddr) {
+        *self.target.lock().expect("lock") = next;
+        for pipe in self.open.lock().expect("lock").drain(..) {
+            pipe.abort();
+        }
+    }
+}
+
+fn token_of(hello: &str) -> Secret {
+    match serde_json::from_str(hello).expect("Hello parses") {
+        ServerMessage::Hello { resume: Some(token), .. } => token,
+        other => panic!("expected a Hello with a resume token: {other:?}"),
+    }
+}
+
+/// Starts `MODEL` through the proxy (to the first gateway), reads part of the answer, cuts the
+/// socket and sends the rest to `second`; `between` runs after the cut. The text read before the
+/// cut, the last seq and the outcome after the resume, and the frames that were no stream's.
+async fn cut_midway(
+    proxy: &CutProxy,
+    second: SocketAddr,
+    between: impl AsyncFnOnce(),
+) -> (String, u32, Outcome, Vec<ServerMessage>) {
+    let mut page = Client::connect(proxy.addr).await;
+    let token = token_of(&page.raw[0]);
+    page.start(1, MODEL).await;
+    let (mut before, mut last) = (String::new(), None);
+    while last.is_none_or(|seq| seq < 40) {
+        match page.next().await {
+            ServerMessage::Delta { text, seq, .. } => {
+                before.push_str(&text);
+                last = Some(seq);
+            }
+            ServerMessage::Started { .. } => {}
+            other => panic!("the answer ended before the cut: {other:?}"),
+        }
+    }
+    let last = last.expect("a delta");
+    proxy.cut(second);
+    drop(page);
+    between().await;
+    let mut page = Client::connect(proxy.addr).await;
+    let asked = ResumeStream { stream: 1, last_seq: Some(last) };
+    page.send(&ClientMessage::Resume(ResumeRequest { token, streams: vec![asked] })).await;
+    let (mut done, others) = page.collect(&[1]).await;
+    (before, last, done.remove(0).1, others)
+}
+
+/// The whole answer, straight from a gateway.
+async fn whole(addr: SocketAddr) -> String {
+    let mut page = Client::connect(addr).await;
+    page.run(7, MODEL).await.text
+}
+
+fn assert_whole(before: &str, last: u32, after: &Outcome, expected: &str) {
+    assert!(matches!(after.end, ServerMessage::Done { .. }), "the answer did not finish: {:?}", after.end);
+    let first = after.seqs.first().copied().expect("frames after the resume");
+    assert_eq!(first, last + 1, "a frame was missed or repeated at the resume");
+    assert!(after.seqs.windows(2).all(|w| w[1] == w[0] + 1), "a gap or repeat after the resume");
+    assert_eq!(format!("{before}{}", after.text), expected, "the answer is not whole");
+}
+
+#[tokio::test]
+async fn a_cut_socket_resumes_on_the_other_gateway_with_the_answer_whole() {
+    let cluster = pg::Cluster::shared();
+    let url = cluster.fresh_database();
+    let (a, b) = (node(&url).await, node(&url).await);
+    let expected = whole(a.addr).await;
+    let proxy = CutProxy::start(a.addr).await;
+    let (before, last, after, others) = cut_midway(&proxy, b.addr, async || {}).await;
+    assert_whole(&before, last, &after, &expected);
+    // The owner greeted the relayed socket: the page now holds a token the owner keeps.
+    assert!(others.iter().any(|m| matches!(m, ServerMessage::Hello { .. })), "no relayed Hello: {others:?}");
+    assert_eq!(b.state.metrics().streams_running(), 0, "the other gateway ran nothing itself");
+}
+
+#[tokio::test]
+async fn the_answer_completes_while_its_gateway_drains() {
+    let cluster = pg::Cluster::shared();
+    let url = cluster.fresh_database();
+    let (a, b) = (node(&url).await, node(&url).await);
+    let expected = whole(b.addr).await;
+    let proxy = CutProxy::start(a.addr).await;
+    let drain = async || {
+        a.stop_accepting.cancel();
+        // Draining: the public listener is closed, so only the peer route can reach the answer.
+        for _ in 0..50 {
+            if TcpStream::connect(a.addr).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the draining gateway still accepts on its public address");
+    };
+    let (before, last, after, _) = cut_midway(&proxy, b.addr, drain).await;
+    assert_whole(&before, last, &after, &expected);
+}
+
+#[tokio::test]
+async fn the_peer_route_refuses_a_socket_without_the_secret() {
+    let cluster = pg::Cluster::shared();
+    let a = node(&cluster.fresh_database()).await;
+    let open = |secret: Option<&str>| {
+        let mut request = format!("ws://{}/peer/ws?protocol=1", a.peer).into_client_request().expect("request");
+        request.headers_mut().insert("x-flint-peer-person", "address:127.0.0.1".parse().expect("header"));
+        if let Some(secret) = secret {
+            request.headers_mut().insert("x-flint-peer-secret", secret.parse().expect("header"));
+        }
+        tokio_tungstenite::connect_async(request)
+    };
+    for secret in [None, Some("wrong"), Some("")] {
+        let refused = open(secret).await.expect_err("a socket without the secret was accepted");
+        assert!(refused.to_string().contains("403"), "{refused}");
+    }
+    // The public listener serves the route too, behind the same secret.
+    let mut request = format!("ws://{}/peer/ws?protocol=1", a.addr).into_client_request().expect("request");
+    request.headers_mut().insert("x-flint-peer-person", "address:127.0.0.1".parse().expect("header"));
+    assert!(tokio_tungstenite::connect_async(request).await.is_err(), "the public address let a peer in");
+    // Checked against the right secret, so the refusals above are the secret's doing.
+    assert!(open(Some(SECRET)).await.is_ok(), "the right secret was refused");
+}
