@@ -42,6 +42,10 @@ impl Drop for Node {
 }
 
 async fn node(url: &str) -> Node {
+    node_with(url, |_| {}).await
+}
+
+async fn node_with(url: &str, configure: impl FnOnce(&mut Config)) -> Node {
     let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
     let mut provider = scripted_provider(upstream.base_url());
     if let ProviderConfig::Openai(openai) = &mut provider {
@@ -58,6 +62,7 @@ async fn node(url: &str) -> Node {
     config.server.peer_address = Some(format!("ws://{peer}"));
     config.server.peer_listen = Some(peer);
     config.server.peer_secret = Some(SECRET.into());
+    configure(&mut config);
     let state = AppState::from_config(&config, &common::env);
     let stop_accepting = CancellationToken::new();
     let timeout = Duration::from_secs(10);
@@ -225,4 +230,58 @@ async fn the_peer_route_refuses_a_socket_without_the_secret() {
     assert!(tokio_tungstenite::connect_async(request).await.is_err(), "the public address let a peer in");
     // Checked against the right secret, so the refusals above are the secret's doing.
     assert!(open(Some(SECRET)).await.is_ok(), "the right secret was refused");
+}
+
+/// A relayed `Resume` is checked at the owner against the person the relaying gateway named: a
+/// token that leaked to someone else resumes nothing there either.
+#[tokio::test]
+async fn a_relayed_token_resumes_nothing_for_another_person() {
+    let cluster = pg::Cluster::shared();
+    let a = node(&cluster.fresh_database()).await;
+    let mut page = Client::connect(a.addr).await;
+    let token = token_of(&page.raw[0]);
+    page.start(1, MODEL).await;
+    let _ = page.next().await;
+    let mut request = format!("ws://{}/peer/ws?protocol=1", a.peer).into_client_request().expect("request");
+    request.headers_mut().insert("x-flint-peer-person", "address:127.0.0.9".parse().expect("header"));
+    request.headers_mut().insert("x-flint-peer-secret", SECRET.parse().expect("header"));
+    let (ws, _) = tokio_tungstenite::connect_async(request).await.expect("the secret admits");
+    let mut other = Client::from_socket(ws);
+    let _hello = other.next().await;
+    let asked = ResumeStream { stream: 1, last_seq: None };
+    other.send(&ClientMessage::Resume(ResumeRequest { token, streams: vec![asked] })).await;
+    match other.next().await {
+        ServerMessage::Error { code: flint_protocol::ErrorCode::ResumeExpired, .. } => {}
+        frame => panic!("another person resumed the tab: {frame:?}"),
+    }
+    // The owner's page still has its answer.
+    let (done, _) = page.collect(&[1]).await;
+    assert!(matches!(done[0].1.end, ServerMessage::Done { .. }));
+}
+
+/// The store names the gateway holding a tab only while the tab can be resumed: once the grace
+/// period is over, nothing points anywhere.
+#[tokio::test]
+async fn the_store_forgets_a_tab_when_its_grace_period_ends() {
+    use sha2::{Digest, Sha256};
+    let cluster = pg::Cluster::shared();
+    let url = cluster.fresh_database();
+    let a = node_with(&url, |c| c.server.resume_grace_secs = 1).await;
+    let page = Client::connect(a.addr).await;
+    let token = token_of(&page.raw[0]);
+    let hash: String = Sha256::digest(token.expose().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    let now = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).expect("clock").as_secs();
+    let owner = || async { a.state.store().resume_owner(&hash, i64::try_from(now()).expect("time")).await };
+    let mut found = None;
+    for _ in 0..50 {
+        found = owner().await.expect("store answers");
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(found, Some(format!("ws://{}", a.peer)), "the tab was not recorded");
+    drop(page);
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(owner().await.expect("store answers"), None, "the entry outlived the grace period");
 }
