@@ -285,3 +285,69 @@ async fn the_store_forgets_a_tab_when_its_grace_period_ends() {
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(owner().await.expect("store answers"), None, "the entry outlived the grace period");
 }
+
+/// The process's CPU time so far (user + system), from `/proc/self/stat` (Linux only).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").expect("proc stat");
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let after = &stat[stat.rfind(')').expect("stat shape") + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().expect("utime") + fields[12].parse::<f64>().expect("stime");
+    ticks / 100.0
+}
+
+/// What a relayed resume costs per token against a resume on the gateway that holds the tab:
+/// `cargo test -p flint-gateway --no-default-features --test resume_any -- --ignored --nocapture`.
+/// The same cut-and-resume each time (the whole answer after the resume), back to the owner or
+/// to the other gateway; both gateways run in this process, so the difference is the relay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement; run by hand"]
+async fn relay_cost_per_token() {
+    const FAST: &str = "large@100000";
+    const RUNS: usize = 20;
+    let cluster = pg::Cluster::shared();
+    let url = cluster.fresh_database();
+    let fast = |c: &mut Config| {
+        if let ProviderConfig::Openai(openai) = &mut c.providers[0] {
+            let mut model = openai.models[0].clone();
+            model.id = FAST.into();
+            openai.models.push(model);
+        }
+        c.limits.anonymous = flint_gateway::config::PersonLimits {
+            sockets: 1000,
+            streams: 1000,
+            starts_per_minute: 10_000,
+            tokens_per_day: 0,
+        };
+    };
+    let (a, b) = (node_with(&url, fast).await, node_with(&url, fast).await);
+    let mut bytes = 0;
+    for (label, to) in [("same gateway", a.addr), ("relayed", b.addr), ("same gateway", a.addr), ("relayed", b.addr)] {
+        let started = cpu_seconds();
+        let clock = std::time::Instant::now();
+        for _ in 0..RUNS {
+            let mut page = Client::connect(a.addr).await;
+            let token = token_of(&page.raw[0]);
+            page.start(1, FAST).await;
+            // The answer runs before the cut, so both resumes replay and relay the same frames.
+            while !matches!(page.next().await, ServerMessage::Started { .. }) {}
+            drop(page);
+            let mut page = Client::connect(to).await;
+            let asked = ResumeStream { stream: 1, last_seq: None };
+            page.send(&ClientMessage::Resume(ResumeRequest { token, streams: vec![asked] })).await;
+            let (done, _) = page.collect(&[1]).await;
+            assert!(matches!(done[0].1.end, ServerMessage::Done { .. }), "{:?}", done[0].1.end);
+            bytes = done[0].1.text.len();
+            // A goodbye: the tab is let go at once instead of waiting out its grace period.
+            page.leave().await;
+        }
+        let cpu = cpu_seconds() - started;
+        // About four bytes a token in this English-and-HTML fixture.
+        let tokens = (bytes * RUNS) as f64 / 4.0;
+        println!(
+            "{label}: {RUNS} answers of {bytes} bytes, {cpu:.2} CPU s ({:.2} CPU s per million tokens), {:.2} s",
+            cpu / tokens * 1e6,
+            clock.elapsed().as_secs_f64()
+        );
+    }
+}

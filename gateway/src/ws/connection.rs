@@ -94,6 +94,9 @@ pub async fn serve_socket<S, R, E>(
     let tab = state.people().open_socket(&session.person);
     let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0, relay: None };
     tracing::info!("connected");
+    if let Some(token) = &c.token {
+        peer::announce(&c.state, token, true).await;
+    }
     let hello = ServerMessage::Hello {
         protocol: PROTOCOL_VERSION,
         gateway: env!("CARGO_PKG_VERSION").to_owned(),
@@ -131,9 +134,6 @@ pub async fn serve_socket<S, R, E>(
         }
     }
     let mut claimed = c.token.as_ref().map(|t| c.state.resumes().register(t, c.session.person.clone()));
-    if let Some(token) = &c.token {
-        peer::announce(&c.state, token, true);
-    }
     let mut handover = None;
     let shutdown = c.state.shutdown().clone();
     let mut keepalive = tokio::time::interval_at(Instant::now() + KEEPALIVE, KEEPALIVE);

@@ -102,21 +102,17 @@ fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-/// Records that this gateway holds the session under `token` for `valid_for` (the whole grace
-/// period once its socket dropped; [`CONNECTED_FOR`] while it is up). In the background: a slow
-/// store delays no frame.
-pub(crate) fn announce(state: &AppState, token: &Secret, socket_up: bool) {
-    let Some(address) = state.peers().address.clone() else { return };
+/// Records that this gateway holds the session under `token`: for [`CONNECTED_FOR`] while its
+/// socket is up, for the grace period once it dropped. Awaited before the page is given the token
+/// (a resume elsewhere must find it), so it costs each new socket one store write.
+pub(crate) async fn announce(state: &AppState, token: &Secret, socket_up: bool) {
+    let Some(address) = state.peers().address.as_deref() else { return };
     let valid_for = if socket_up { CONNECTED_FOR } else { Duration::from_secs(state.limits().resume_grace_secs) };
-    let store = std::sync::Arc::clone(state.store());
-    let hash = token_hash(token);
-    tokio::spawn(async move {
-        let now = now();
-        let until = now.saturating_add(i64::try_from(valid_for.as_secs()).unwrap_or(i64::MAX));
-        if let Err(err) = store.put_resume_owner(&hash, &address, now, until).await {
-            tracing::warn!(error = %err, "could not record this tab in the store; it resumes only here");
-        }
-    });
+    let now = now();
+    let until = now.saturating_add(i64::try_from(valid_for.as_secs()).unwrap_or(i64::MAX));
+    if let Err(err) = state.store().put_resume_owner(&token_hash(token), address, now, until).await {
+        tracing::warn!(error = %err, "could not record this tab in the store; it resumes only here");
+    }
 }
 
 /// The session under `token` is over or moved on: no gateway is sent here for it any more.

@@ -123,7 +123,7 @@ pub(crate) async fn wait_for_page(
 ) {
     tracing::info!(streams = session.running.len(), "socket dropped; waiting for the page to resume");
     // Other gateways may send the page here only as long as it waits.
-    super::peer::announce(state, token, false);
+    super::peer::announce(state, token, false).await;
     let deadline = tokio::time::sleep(grace);
     tokio::pin!(deadline);
     let shutdown = state.shutdown().clone();
