@@ -184,7 +184,12 @@ async fn main() -> ExitCode {
         tracing::info!("other gateways relay resumed tabs to {peer_listen}");
         // Not closed by the drain: tabs relayed here finish their answers.
         let peer_limits = serve::ConnectionLimits::from(limits.header_read_timeout);
-        tokio::spawn(serve::serve(listener, flint_gateway::peer_app(state.clone()), peer_limits, shutdown.clone()));
+        tokio::spawn(serve::serve(
+            listener,
+            flint_gateway::peer_app(state.clone()),
+            peer_limits,
+            shutdown.clone(),
+        ));
     }
     match serve::serve_draining(listener, app(state.clone()), limits, stop_accepting, shutdown).await {
         Ok(()) => {

@@ -53,7 +53,11 @@ impl AppState {
         Self::build(config, providers, &|name| std::env::var(name).ok())
     }
 
-    fn build(config: &Config, providers: Vec<Arc<dyn Provider>>, env: &dyn Fn(&str) -> Option<String>) -> Self {
+    fn build(
+        config: &Config,
+        providers: Vec<Arc<dyn Provider>>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
         let store = store::open(config);
         let loopback = config.server.listen.ip().is_loopback();
         Self(Arc::new(Inner {

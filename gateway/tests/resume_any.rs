@@ -213,7 +213,8 @@ async fn the_peer_route_refuses_a_socket_without_the_secret() {
     let cluster = pg::Cluster::shared();
     let a = node(&cluster.fresh_database()).await;
     let open = |secret: Option<&str>| {
-        let mut request = format!("ws://{}/peer/ws?protocol=1", a.peer).into_client_request().expect("request");
+        let mut request =
+            format!("ws://{}/peer/ws?protocol=1", a.peer).into_client_request().expect("request");
         request.headers_mut().insert("x-flint-peer-person", "address:127.0.0.1".parse().expect("header"));
         if let Some(secret) = secret {
             request.headers_mut().insert("x-flint-peer-secret", secret.parse().expect("header"));
@@ -322,7 +323,9 @@ async fn relay_cost_per_token() {
     };
     let (a, b) = (node_with(&url, fast).await, node_with(&url, fast).await);
     let mut bytes = 0;
-    for (label, to) in [("same gateway", a.addr), ("relayed", b.addr), ("same gateway", a.addr), ("relayed", b.addr)] {
+    for (label, to) in
+        [("same gateway", a.addr), ("relayed", b.addr), ("same gateway", a.addr), ("relayed", b.addr)]
+    {
         let started = cpu_seconds();
         let clock = std::time::Instant::now();
         for _ in 0..RUNS {

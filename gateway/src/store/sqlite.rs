@@ -365,7 +365,9 @@ impl Store for SqliteStore {
     async fn drop_resume_owner(&self, token_hash: &str) -> Result<(), StoreError> {
         let token_hash = token_hash.to_owned();
         self.peers()?
-            .run(move |conn| conn.execute("DELETE FROM resume_owners WHERE token_hash = ?1", [token_hash]).map(drop))
+            .run(move |conn| {
+                conn.execute("DELETE FROM resume_owners WHERE token_hash = ?1", [token_hash]).map(drop)
+            })
             .await
     }
 }

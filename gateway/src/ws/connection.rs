@@ -16,8 +16,8 @@ use tokio::time::Instant;
 use tracing::instrument;
 
 use super::frames::{self, Outgoing};
-use super::{peer, resume};
 use super::session::Session;
+use super::{peer, resume};
 use crate::AppState;
 use crate::auth::SessionWatch;
 use crate::history;

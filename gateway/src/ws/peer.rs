@@ -107,7 +107,8 @@ fn now() -> i64 {
 /// (a resume elsewhere must find it), so it costs each new socket one store write.
 pub(crate) async fn announce(state: &AppState, token: &Secret, socket_up: bool) {
     let Some(address) = state.peers().address.as_deref() else { return };
-    let valid_for = if socket_up { CONNECTED_FOR } else { Duration::from_secs(state.limits().resume_grace_secs) };
+    let valid_for =
+        if socket_up { CONNECTED_FOR } else { Duration::from_secs(state.limits().resume_grace_secs) };
     let now = now();
     let until = now.saturating_add(i64::try_from(valid_for.as_secs()).unwrap_or(i64::MAX));
     if let Err(err) = state.store().put_resume_owner(&token_hash(token), address, now, until).await {
@@ -162,7 +163,9 @@ where
         tracing::warn!(peer, "a peer address in the store is not a WebSocket URL");
         return false;
     };
-    let (Ok(secret), Ok(person)) = (secret.expose().parse(), person_header(person).parse()) else { return false };
+    let (Ok(secret), Ok(person)) = (secret.expose().parse(), person_header(person).parse()) else {
+        return false;
+    };
     request.headers_mut().insert(SECRET_HEADER, secret);
     request.headers_mut().insert(PERSON_HEADER, person);
     let owner = match tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(request)).await {
