@@ -186,6 +186,24 @@ async fn a_cut_socket_resumes_on_the_other_gateway_with_the_answer_whole() {
     assert_eq!(b.state.metrics().streams_running(), 0, "the other gateway ran nothing itself");
 }
 
+/// Two gateways on one machine sharing the SQLite file instead of PostgreSQL.
+#[tokio::test]
+async fn gateways_sharing_a_sqlite_file_resume_each_others_tabs() {
+    let dir = std::env::temp_dir().join(format!("flint-resume-any-{}", std::process::id()));
+    let file = dir.join("shares.sqlite3");
+    let on_file = |c: &mut Config| {
+        c.store.url = None;
+        c.share.database = file.clone();
+        c.auth.database = dir.join("auth.sqlite3");
+    };
+    let (a, b) = (node_with("", on_file).await, node_with("", on_file).await);
+    let expected = whole(a.addr).await;
+    let proxy = CutProxy::start(a.addr).await;
+    let (before, last, after, _) = cut_midway(&proxy, b.addr, async || {}).await;
+    assert_whole(&before, last, &after, &expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn the_answer_completes_while_its_gateway_drains() {
     let cluster = pg::Cluster::shared();
