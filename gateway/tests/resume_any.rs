@@ -372,3 +372,23 @@ async fn relay_cost_per_token() {
         );
     }
 }
+
+/// A store entry naming a gateway that is gone (it died without removing it) sends nobody into a
+/// dead end: the page is told its answer cannot be resumed, as on a single gateway.
+#[tokio::test]
+async fn an_owner_that_cannot_be_reached_answers_resume_expired() {
+    use sha2::{Digest, Sha256};
+    let cluster = pg::Cluster::shared();
+    let b = node(&cluster.fresh_database()).await;
+    let token = Secret::new("a-token-of-a-gateway-that-died-0123456789ab".to_owned());
+    let hash: String = Sha256::digest(token.expose().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+    let dead = TcpListener::bind("127.0.0.1:0").await.expect("binds").local_addr().expect("addr");
+    b.state.store().put_resume_owner(&hash, &format!("ws://{dead}"), 0, i64::MAX).await.expect("stored");
+    let mut page = Client::connect(b.addr).await;
+    let asked = ResumeStream { stream: 1, last_seq: Some(3) };
+    page.send(&ClientMessage::Resume(ResumeRequest { token, streams: vec![asked] })).await;
+    match page.next().await {
+        ServerMessage::Error { stream: Some(1), code: flint_protocol::ErrorCode::ResumeExpired, .. } => {}
+        frame => panic!("expected resume_expired: {frame:?}"),
+    }
+}

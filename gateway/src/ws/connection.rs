@@ -41,8 +41,9 @@ pub(super) struct Connection<S> {
     pub(super) fresh: bool,
     /// The last [`Replay::mark`](super::replay::Replay::mark) a ping asked the page to confirm.
     receipt_asked: u64,
-    /// Another gateway holds the session the page asked to resume: its address and the `Resume`.
-    relay: Option<(String, Utf8Bytes)>,
+    /// Another gateway holds the session the page asked to resume: a socket open to it, and the
+    /// `Resume` to send it first.
+    relay: Option<(peer::Owner, Utf8Bytes)>,
 }
 
 /// The socket is over.
@@ -180,9 +181,8 @@ pub async fn serve_socket<S, R, E>(
             state.resumes().forget(token);
             peer::withdraw(&state, token);
         }
-        let person = session.person.clone();
         session.end(&state).await;
-        peer::relay(&state, &owner, &person, first, &mut sink, &mut incoming).await;
+        peer::relay(&state, owner, first, &mut sink, &mut incoming).await;
         let _ = sink.close().await;
         tracing::info!("relay ended");
         return;
@@ -315,7 +315,8 @@ where
         match serde_json::from_str::<ClientMessage>(&text) {
             Ok(ClientMessage::Resume(request)) if fresh => {
                 if !self.state.resumes().holds(&request.token)
-                    && let Some(owner) = peer::owner(&self.state, &request.token).await
+                    && let Some(address) = peer::owner(&self.state, &request.token).await
+                    && let Some(owner) = peer::connect(&self.state, &address, &self.session.person).await
                 {
                     self.relay = Some((owner, text));
                     return Err(Closed::Relayed);

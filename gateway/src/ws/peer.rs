@@ -16,7 +16,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use flint_protocol::Secret;
 use futures::{Sink, SinkExt, Stream, StreamExt};
 use sha2::{Digest, Sha256};
+use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::AppState;
 use crate::config::ServerConfig;
@@ -143,46 +145,52 @@ pub(crate) async fn owner(state: &AppState, token: &Secret) -> Option<String> {
     }
 }
 
-/// Relays the page's socket to the gateway at `peer`, starting with `first` (its `Resume`), until
-/// either side closes. `false` if the owner could not be reached (nothing was sent to the page).
-pub(crate) async fn relay<S, R, E>(
-    state: &AppState,
-    peer: &str,
-    person: &Person,
-    first: Utf8Bytes,
-    sink: &mut S,
-    incoming: &mut R,
-) -> bool
-where
-    S: Sink<Message> + Unpin,
-    R: Stream<Item = Result<Message, E>> + Unpin,
-{
-    let Some(secret) = state.peers().secret.clone() else { return false };
+/// A socket open to the gateway holding a tab, for [`relay`].
+pub(crate) type Owner = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Opens the peer route of the gateway at `peer` for `person`; `None` (logged) when it cannot be
+/// reached, and the page is then answered as for a tab nobody holds.
+pub(crate) async fn connect(state: &AppState, peer: &str, person: &Person) -> Option<Owner> {
+    let secret = state.peers().secret.clone()?;
     let url = format!("{}/peer/ws?protocol={}", peer.trim_end_matches('/'), flint_protocol::PROTOCOL_VERSION);
     let Ok(mut request) = url.as_str().into_client_request() else {
         tracing::warn!(peer, "a peer address in the store is not a WebSocket URL");
-        return false;
+        return None;
     };
     let (Ok(secret), Ok(person)) = (secret.expose().parse(), person_header(person).parse()) else {
-        return false;
+        return None;
     };
     request.headers_mut().insert(SECRET_HEADER, secret);
     request.headers_mut().insert(PERSON_HEADER, person);
-    let owner = match tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(request)).await {
-        Ok(Ok((owner, _))) => owner,
+    match tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(request)).await {
+        Ok(Ok((owner, _))) => Some(owner),
         Ok(Err(err)) => {
             tracing::warn!(peer, error = %err, "the gateway holding this tab could not be reached");
-            return false;
+            None
         }
         Err(_) => {
             tracing::warn!(peer, "the gateway holding this tab did not answer in time");
-            return false;
+            None
         }
-    };
-    tracing::info!(peer, "relaying a resumed tab to the gateway that holds it");
+    }
+}
+
+/// Relays the page's socket to the `owner`'s, starting with `first` (the page's `Resume`), until
+/// either side closes.
+pub(crate) async fn relay<S, R, E>(
+    state: &AppState,
+    owner: Owner,
+    first: Utf8Bytes,
+    sink: &mut S,
+    incoming: &mut R,
+) where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+{
+    tracing::info!("relaying a resumed tab to the gateway that holds it");
     let (mut to_owner, mut from_owner) = owner.split();
     if to_owner.send(tungstenite::Message::text(first.as_str())).await.is_err() {
-        return false;
+        return;
     }
     let shutdown = state.shutdown().clone();
     loop {
@@ -209,7 +217,6 @@ where
     // A relay cut without a goodbye leaves the owner's session waiting for the page, as a dropped
     // socket does; a page that left on purpose passed its own close frame on.
     let _ = to_owner.close().await;
-    true
 }
 
 fn to_page(frame: tungstenite::Message) -> Option<Message> {
