@@ -33,6 +33,9 @@ pub const PERSON_HEADER: &str = "x-flint-peer-person";
 /// leaves nothing resumable behind it longer than this (a resume reaching its dead address is
 /// told its answers are gone, as before).
 const CONNECTED_FOR: Duration = Duration::from_secs(24 * 60 * 60);
+/// How long a new socket's `Hello` waits for the store to record its tab: a store that is down
+/// must not hold every page up.
+const STORE_PATIENCE: Duration = Duration::from_secs(2);
 /// How long a relaying gateway waits for the owner's socket to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -113,8 +116,17 @@ pub(crate) async fn announce(state: &AppState, token: &Secret, socket_up: bool) 
         if socket_up { CONNECTED_FOR } else { Duration::from_secs(state.limits().resume_grace_secs) };
     let now = now();
     let until = now.saturating_add(i64::try_from(valid_for.as_secs()).unwrap_or(i64::MAX));
-    if let Err(err) = state.store().put_resume_owner(&token_hash(token), address, now, until).await {
-        tracing::warn!(error = %err, "could not record this tab in the store; it resumes only here");
+    let hash = token_hash(token);
+    let put = state.store().put_resume_owner(&hash, address, now, until);
+    match tokio::time::timeout(STORE_PATIENCE, put).await {
+        Ok(Ok(())) => {}
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "could not record this tab in the store; it resumes only here");
+        }
+        Err(_) => tracing::warn!(
+            "the store did not record this tab within {} s; it resumes only here",
+            STORE_PATIENCE.as_secs()
+        ),
     }
 }
 
