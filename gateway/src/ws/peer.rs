@@ -256,3 +256,45 @@ fn to_owner_frame(frame: Message) -> tungstenite::Message {
         })),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_crosses_to_the_owner_as_they_were_and_nothing_else_passes_for_one() {
+        for person in [
+            Person::User("ana: \"x\"\r\nset-cookie: y ü".into()),
+            Person::Anonymous([10, 0, 0, 7].into()),
+            Person::Anonymous("2001:db8::1".parse().expect("address")),
+        ] {
+            let header = person_header(&person);
+            assert!(header.bytes().all(|b| b.is_ascii_graphic() || b == b' '), "{header}");
+            assert_eq!(person_from_header(&header), Some(person));
+        }
+        for forged in ["", "user", "user:%%%", "address:nobody", "admin:root", "User:YW5h"] {
+            assert_eq!(person_from_header(forged), None, "{forged}");
+        }
+    }
+
+    #[test]
+    fn only_the_configured_secret_is_admitted_and_none_without_one() {
+        let server = |secret: Option<&str>| ServerConfig {
+            peer_address: Some("ws://10.0.0.2:8788".into()),
+            peer_secret: secret.map(str::to_owned),
+            ..ServerConfig::default()
+        };
+        let peers = Peers::new(&server(Some("s3cret")), &|_| None);
+        assert!(peers.admits(Some("s3cret")));
+        for wrong in [None, Some(""), Some("s3cre"), Some("s3cret ")] {
+            assert!(!peers.admits(wrong), "{wrong:?}");
+        }
+        let off = Peers::new(&server(None), &|_| None);
+        assert!(!off.on() && !off.admits(Some("")) && !off.admits(None));
+        let from_env =
+            Peers::new(&ServerConfig { peer_secret_env: Some("PEER".into()), ..server(None) }, &|name| {
+                (name == "PEER").then(|| "from-env".to_owned())
+            });
+        assert!(from_env.on() && from_env.admits(Some("from-env")));
+    }
+}
