@@ -184,6 +184,19 @@ pub struct ServerConfig {
     /// The longest one answer may run, in seconds of wall-clock time from its start (continuations
     /// included), however often the upstream sends something (keep-alive comments included).
     pub max_stream_secs: u64,
+    /// The WebSocket base URL other gateways reach this one at (`ws://10.0.0.2:8787`), for a tab
+    /// that resumes on another gateway: its socket is relayed here. Needs a shared `[store]` and
+    /// `peer_secret`; unset, a resume reaches only the gateway the tab first used.
+    pub peer_address: Option<String>,
+    /// A second address serving only the peer route, which keeps accepting while the gateway
+    /// drains (the main listener closes at once): a tab that drops during a deploy and
+    /// reconnects elsewhere is relayed back here until its answers end. Point `peer_address` at it.
+    pub peer_listen: Option<SocketAddr>,
+    /// The secret every gateway of one deployment shares, sent on gateway-to-gateway sockets;
+    /// the peer route refuses any socket without it. Prefer `peer_secret_env`.
+    pub peer_secret: Option<String>,
+    /// The environment variable `peer_secret` is read from.
+    pub peer_secret_env: Option<String>,
 }
 
 impl Default for ServerConfig {
@@ -208,6 +221,10 @@ impl Default for ServerConfig {
             drain_secs: 30,
             max_answer_bytes: 4 * 1024 * 1024,
             max_stream_secs: 30 * 60,
+            peer_address: None,
+            peer_listen: None,
+            peer_secret: None,
+            peer_secret_env: None,
         }
     }
 }

@@ -93,8 +93,21 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), auth::check))
         .layer(middleware::from_fn_with_state(state.clone(), access::guard))
         .layer(middleware::from_fn(headers::security_headers))
+        // Other gateways' relayed tabs: outside the sign-in and `Host` checks (a peer names the
+        // person itself and reaches this gateway by an internal address); the secret guards it.
+        .merge(peer_routes())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// `/peer/ws`, which other gateways relay resumed tabs to; only the shared secret admits.
+fn peer_routes() -> Router<AppState> {
+    Router::new().route("/peer/ws", get(ws::peer_handler))
+}
+
+/// The routes of `server.peer_listen`: the peer route alone, served until the drain ends.
+pub fn peer_app(state: AppState) -> Router {
+    peer_routes().layer(TraceLayer::new_for_http()).with_state(state)
 }
 
 /// The routes of `metrics.listen`, the figures' own address: `/metrics` alone, behind the same

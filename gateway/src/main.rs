@@ -173,6 +173,24 @@ async fn main() -> ExitCode {
         tracing::info!("metrics are served on http://{addr}/metrics only");
         tokio::spawn(serve::serve(listener, metrics_app(state.clone()), limits.clone(), shutdown.clone()));
     }
+    if let Some(peer_listen) = config.server.peer_listen {
+        let listener = match tokio::net::TcpListener::bind(peer_listen).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                tracing::error!("cannot listen on server.peer_listen {peer_listen}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        tracing::info!("other gateways relay resumed tabs to {peer_listen}");
+        // Not closed by the drain: tabs relayed here finish their answers.
+        let peer_limits = serve::ConnectionLimits::from(limits.header_read_timeout);
+        tokio::spawn(serve::serve(
+            listener,
+            flint_gateway::peer_app(state.clone()),
+            peer_limits,
+            shutdown.clone(),
+        ));
+    }
     match serve::serve_draining(listener, app(state.clone()), limits, stop_accepting, shutdown).await {
         Ok(()) => {
             // HTTP connections are done, but upgraded sockets live in their own tasks: wait for the

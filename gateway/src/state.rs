@@ -18,7 +18,7 @@ use crate::providers::{self, Provider};
 use crate::shares::{self, Shares};
 use crate::store::{self, Store};
 use crate::vendor::Vendor;
-use crate::ws::Resumes;
+use crate::ws::{Peers, Resumes};
 
 /// Shared state of the gateway; cheap to clone.
 #[derive(Clone)]
@@ -38,6 +38,7 @@ struct Inner {
     share_limit: usize,
     people: Arc<Limits>,
     resumes: Resumes,
+    peers: Peers,
     metrics: Arc<Metrics>,
     scrape: ScrapePolicy,
     store: Arc<dyn Store>,
@@ -49,6 +50,14 @@ struct Inner {
 impl AppState {
     /// State for `config` served by `providers` (in `/api/models` order).
     pub fn new(config: &Config, providers: Vec<Arc<dyn Provider>>) -> Self {
+        Self::build(config, providers, &|name| std::env::var(name).ok())
+    }
+
+    fn build(
+        config: &Config,
+        providers: Vec<Arc<dyn Provider>>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Self {
         let store = store::open(config);
         let loopback = config.server.listen.ip().is_loopback();
         Self(Arc::new(Inner {
@@ -70,6 +79,7 @@ impl AppState {
                 Arc::clone(&store),
             ),
             resumes: Resumes::default(),
+            peers: Peers::new(&config.server, env),
             metrics: Arc::new(Metrics::new()),
             scrape: ScrapePolicy::new(config),
             store,
@@ -81,12 +91,17 @@ impl AppState {
 
     /// State with the providers `config` describes; `env` looks up keys (`api_key_env`).
     pub fn from_config(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Self {
-        Self::new(config, providers::build_all(config, env))
+        Self::build(config, providers::build_all(config, env), env)
     }
 
     /// Cancel it to close every WebSocket (and with it every stream).
     pub fn shutdown(&self) -> &CancellationToken {
         &self.0.shutdown
+    }
+
+    /// Where other gateways reach this one, and the secret they share (resume on any gateway).
+    pub fn peers(&self) -> &Peers {
+        &self.0.peers
     }
 
     /// Listening address, limits and the app folder.

@@ -228,6 +228,23 @@ pub trait Store: Send + Sync {
         since: u64,
         limit: usize,
     ) -> Result<Vec<Positioned>, StoreError>;
+
+    /// Records that this gateway, reachable by other gateways at `peer`, holds the session a
+    /// resume token hashed `token_hash` names, until `expires_at` (Unix seconds); replaces any
+    /// earlier entry. Deletes entries expired at `now`.
+    async fn put_resume_owner(
+        &self,
+        token_hash: &str,
+        peer: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError>;
+
+    /// The peer address of the gateway holding the session `token_hash` names, if one does at `now`.
+    async fn resume_owner(&self, token_hash: &str, now: i64) -> Result<Option<String>, StoreError>;
+
+    /// The session `token_hash` names ended, or moved: no gateway holds it under that hash any more.
+    async fn drop_resume_owner(&self, token_hash: &str) -> Result<(), StoreError>;
 }
 
 /// The store `config` asks for: PostgreSQL with `[store] url`, else the SQLite files the enabled

@@ -328,4 +328,40 @@ impl Store for PgStore {
     ) -> Result<Vec<Positioned>, StoreError> {
         history_pg::pull(self.pool().await?, owner, since, limit).await
     }
+
+    async fn put_resume_owner(
+        &self,
+        token_hash: &str,
+        peer: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let pool = self.pool().await?;
+        sqlx::query("DELETE FROM resume_owners WHERE expires_at <= $1").bind(now).execute(pool).await?;
+        sqlx::query(
+            "INSERT INTO resume_owners (token_hash, peer, expires_at) VALUES ($1, $2, $3)
+             ON CONFLICT (token_hash) DO UPDATE SET peer = EXCLUDED.peer, expires_at = EXCLUDED.expires_at",
+        )
+        .bind(token_hash)
+        .bind(peer)
+        .bind(expires_at)
+        .execute(pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn resume_owner(&self, token_hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+        let pool = self.pool().await?;
+        Ok(sqlx::query_scalar("SELECT peer FROM resume_owners WHERE token_hash = $1 AND expires_at > $2")
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?)
+    }
+
+    async fn drop_resume_owner(&self, token_hash: &str) -> Result<(), StoreError> {
+        let pool = self.pool().await?;
+        sqlx::query("DELETE FROM resume_owners WHERE token_hash = $1").bind(token_hash).execute(pool).await?;
+        Ok(())
+    }
 }

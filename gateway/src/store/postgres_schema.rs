@@ -50,6 +50,13 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX history_by_seq ON history (owner, seq);",
     // Each person's synced bytes and write rate (issue 25).
     super::history::POSTGRES_USAGE_MIGRATION,
+    // Resume on any gateway (issue 30): which gateway holds the session a resume token's hash
+    // names, until the session ends or its grace period would have.
+    "CREATE TABLE resume_owners (
+        token_hash TEXT PRIMARY KEY,
+        peer TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );",
 ];
 
 /// Held while migrating: any fixed number, the same in every gateway ("flint" in ASCII).

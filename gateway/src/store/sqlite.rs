@@ -81,6 +81,11 @@ impl SqliteStore {
             source,
         })
     }
+
+    /// The file resume owners are kept in: the share file when open, else the auth file.
+    fn peers(&self) -> Result<&std::sync::Arc<super::sqlite_files::File>, StoreError> {
+        self.links.get().or_else(|_| self.auth.get())
+    }
 }
 
 #[async_trait]
@@ -320,6 +325,50 @@ impl Store for SqliteStore {
         limit: usize,
     ) -> Result<Vec<Positioned>, StoreError> {
         history_sqlite::pull(self.auth.get()?, owner, since, limit).await
+    }
+
+    async fn put_resume_owner(
+        &self,
+        token_hash: &str,
+        peer: &str,
+        now: i64,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let (token_hash, peer) = (token_hash.to_owned(), peer.to_owned());
+        self.peers()?
+            .run(move |conn| {
+                conn.execute("DELETE FROM resume_owners WHERE expires_at <= ?1", [now])?;
+                conn.execute(
+                    "INSERT INTO resume_owners (token_hash, peer, expires_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (token_hash) DO UPDATE SET peer = excluded.peer, expires_at = excluded.expires_at",
+                    params![token_hash, peer, expires_at],
+                )
+                .map(drop)
+            })
+            .await
+    }
+
+    async fn resume_owner(&self, token_hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+        let token_hash = token_hash.to_owned();
+        self.peers()?
+            .run(move |conn| {
+                conn.query_row(
+                    "SELECT peer FROM resume_owners WHERE token_hash = ?1 AND expires_at > ?2",
+                    params![token_hash, now],
+                    |row| row.get(0),
+                )
+                .optional()
+            })
+            .await
+    }
+
+    async fn drop_resume_owner(&self, token_hash: &str) -> Result<(), StoreError> {
+        let token_hash = token_hash.to_owned();
+        self.peers()?
+            .run(move |conn| {
+                conn.execute("DELETE FROM resume_owners WHERE token_hash = ?1", [token_hash]).map(drop)
+            })
+            .await
     }
 }
 

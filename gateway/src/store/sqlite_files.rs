@@ -27,6 +27,14 @@ pub const LINK_MIGRATIONS: &[&str] = &[
     CREATE INDEX shares_by_expiry ON shares (expires_at);
     CREATE TABLE share_salt (salt BLOB NOT NULL) STRICT;
     INSERT INTO share_salt (salt) VALUES (randomblob(32));",
+    // Resume on any gateway (issue 30): which gateway holds the session a resume token's hash
+    // names, until the session ends or its grace period would have. Kept in both files, since
+    // either may be the one open; gateways on one machine share it.
+    "CREATE TABLE IF NOT EXISTS resume_owners (
+        token_hash TEXT PRIMARY KEY,
+        peer TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// The auth file's schema changes in order.
@@ -64,6 +72,14 @@ pub const AUTH_MIGRATIONS: &[&str] = &[
     INSERT INTO history_salt (salt) VALUES (randomblob(32));",
     // Each person's synced bytes and write rate (issue 25).
     super::history::SQLITE_USAGE_MIGRATION,
+    // Resume on any gateway (issue 30): which gateway holds the session a resume token's hash
+    // names, until the session ends or its grace period would have. Kept in both files, since
+    // either may be the one open; gateways on one machine share it.
+    "CREATE TABLE IF NOT EXISTS resume_owners (
+        token_hash TEXT PRIMARY KEY,
+        peer TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 /// One open file. SQLite is blocking: the connection is used only inside `spawn_blocking`.

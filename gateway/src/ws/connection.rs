@@ -16,8 +16,8 @@ use tokio::time::Instant;
 use tracing::instrument;
 
 use super::frames::{self, Outgoing};
-use super::resume;
 use super::session::Session;
+use super::{peer, resume};
 use crate::AppState;
 use crate::auth::SessionWatch;
 use crate::history;
@@ -41,6 +41,9 @@ pub(super) struct Connection<S> {
     pub(super) fresh: bool,
     /// The last [`Replay::mark`](super::replay::Replay::mark) a ping asked the page to confirm.
     receipt_asked: u64,
+    /// Another gateway holds the session the page asked to resume: a socket open to it, and the
+    /// `Resume` to send it first.
+    relay: Option<(peer::Owner, Utf8Bytes)>,
 }
 
 /// The socket is over.
@@ -52,6 +55,8 @@ pub(super) enum Closed {
     Left,
     /// The page came back on another socket and took the session over.
     Replaced,
+    /// The page asked for a session another gateway holds: the socket is relayed there.
+    Relayed,
 }
 
 /// Serves one WebSocket connection until the client leaves or the gateway shuts down.
@@ -88,8 +93,11 @@ pub async fn serve_socket<S, R, E>(
     let mut session = Session::new(conn, person, person_key, state.limits().resume_buffer_bytes);
     session.signin = signin;
     let tab = state.people().open_socket(&session.person);
-    let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0 };
+    let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0, relay: None };
     tracing::info!("connected");
+    if let Some(token) = &c.token {
+        peer::announce(&c.state, token, true).await;
+    }
     let hello = ServerMessage::Hello {
         protocol: PROTOCOL_VERSION,
         gateway: env!("CARGO_PKG_VERSION").to_owned(),
@@ -165,12 +173,28 @@ pub async fn serve_socket<S, R, E>(
             break closed;
         }
     };
-    let Connection { mut sink, state, session, token, .. } = c;
+    let Connection { mut sink, state, session, token, relay, .. } = c;
+    if let (Some((owner, first)), Closed::Relayed) = (relay, closed) {
+        // This socket's own session never ran anything: the tab lives on the owner, whose
+        // `Hello` (relayed) gives the page the token to come back with.
+        if let Some(token) = &token {
+            state.resumes().forget(token);
+            peer::withdraw(&state, token);
+        }
+        session.end(&state).await;
+        peer::relay(&state, owner, first, &mut sink, &mut incoming).await;
+        let _ = sink.close().await;
+        tracing::info!("relay ended");
+        return;
+    }
     let _ = sink.close().await;
     drop(sink);
     match (handover, token, claimed) {
-        (Some(reply), _, _) => {
+        (Some(reply), token, _) => {
             tracing::info!("the page came back on another socket");
+            if let Some(token) = token {
+                peer::withdraw(&state, &token);
+            }
             if let Err(session) = reply.send(session) {
                 session.end(&state).await;
             }
@@ -181,6 +205,7 @@ pub async fn serve_socket<S, R, E>(
         (None, token, _) => {
             if let Some(token) = token {
                 state.resumes().forget(&token);
+                peer::withdraw(&state, &token);
             }
             session.end(&state).await;
         }
@@ -288,7 +313,16 @@ where
         }
         let fresh = std::mem::replace(&mut self.fresh, false);
         match serde_json::from_str::<ClientMessage>(&text) {
-            Ok(ClientMessage::Resume(request)) if fresh => self.resume(request).await.map(drop),
+            Ok(ClientMessage::Resume(request)) if fresh => {
+                if !self.state.resumes().holds(&request.token)
+                    && let Some(address) = peer::owner(&self.state, &request.token).await
+                    && let Some(owner) = peer::connect(&self.state, &address, &self.session.person).await
+                {
+                    self.relay = Some((owner, text));
+                    return Err(Closed::Relayed);
+                }
+                self.resume(request).await.map(drop)
+            }
             Ok(ClientMessage::Resume(_)) => {
                 let message = "a resume must be the first frame on a new connection; reconnect to resume";
                 self.send(frames::error(None, ErrorCode::BadFrame, message)).await

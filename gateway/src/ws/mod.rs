@@ -7,7 +7,8 @@
 use axum::Extension;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
-use axum::response::Response;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::Deserialize;
 
@@ -19,6 +20,7 @@ mod coalesce;
 mod connection;
 mod frames;
 mod own_key;
+mod peer;
 mod replay;
 mod resume;
 mod resumed;
@@ -32,6 +34,7 @@ mod thinking;
 
 pub use coalesce::FRAME_INTERVAL;
 pub use connection::serve_socket;
+pub use peer::Peers;
 pub use resume::Resumes;
 
 /// Bytes read from a socket at a time. tungstenite zero-fills its read buffer up to this size before
@@ -70,5 +73,33 @@ pub async fn handler(
         metrics.socket_opened();
         serve_socket(sink, incoming, state, conn, protocol.as_deref(), person, signin).await;
         metrics.socket_closed();
+    })
+}
+
+/// `GET /peer/ws`: another gateway relaying a tab whose session this one holds. Refused without
+/// this deployment's `server.peer_secret`; the person is the one the relaying gateway identified,
+/// and a resume still hands a session only to its own person.
+pub async fn peer_handler(
+    ws: WebSocketUpgrade,
+    Query(params): Query<WsParams>,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Response {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if !state.peers().admits(header(peer::SECRET_HEADER)) {
+        let message = "this route is for other Flint gateways of the same deployment; they send \
+                       server.peer_secret, which must be the same on every gateway";
+        return (StatusCode::FORBIDDEN, message).into_response();
+    }
+    let Some(person) = header(peer::PERSON_HEADER).and_then(peer::person_from_header) else {
+        return (StatusCode::BAD_REQUEST, "the relaying gateway named no person; upgrade it").into_response();
+    };
+    let hard_limit = state.limits().max_frame_bytes.saturating_mul(2).max(1 << 20);
+    let conn = state.next_connection_id();
+    let ws = ws.read_buffer_size(READ_BUFFER_BYTES);
+    ws.max_message_size(hard_limit).max_frame_size(hard_limit).on_upgrade(move |socket| async move {
+        let (sink, incoming) = socket.split();
+        // The page's own socket is counted on the relaying gateway; only the tab's work is here.
+        serve_socket(sink, incoming, state, conn, params.protocol.as_deref(), person, None).await;
     })
 }

@@ -66,6 +66,11 @@ impl Resumes {
         claimed
     }
 
+    /// Whether a session waits here under `token` (whoever's it is).
+    pub(crate) fn holds(&self, token: &Secret) -> bool {
+        self.waiting().contains_key(&digest(token))
+    }
+
     /// `token` resumes nothing any more.
     pub(crate) fn forget(&self, token: &Secret) {
         self.waiting().remove(&digest(token));
@@ -117,6 +122,8 @@ pub(crate) async fn wait_for_page(
     mut claimed: Claimed,
 ) {
     tracing::info!(streams = session.running.len(), "socket dropped; waiting for the page to resume");
+    // Other gateways may send the page here only as long as it waits.
+    super::peer::announce(state, token, false).await;
     let deadline = tokio::time::sleep(grace);
     tokio::pin!(deadline);
     let shutdown = state.shutdown().clone();
@@ -128,6 +135,8 @@ pub(crate) async fn wait_for_page(
                     match reply.send(session) {
                         Ok(()) => {
                             tracing::info!("resumed on a new socket");
+                            // The new socket recorded the tab under its own token.
+                            super::peer::withdraw(state, token);
                             return;
                         }
                         // The new socket went away while taking it: this tab is over.
@@ -167,6 +176,7 @@ pub(crate) async fn wait_for_page(
         }
     }
     state.resumes().forget(token);
+    super::peer::withdraw(state, token);
     session.end(state).await;
 }
 

@@ -145,6 +145,11 @@ pub struct Outcome {
 }
 
 impl Client {
+    /// A client on a socket opened elsewhere; nothing is read yet.
+    pub fn from_socket(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Self {
+        Self { ws, raw: Vec::new(), patience: Duration::from_secs(10) }
+    }
+
     /// Connects as a page of the gateway's own origin would, and checks the `Hello`.
     pub async fn connect(addr: SocketAddr) -> Self {
         let ws = handshake(addr, Some(&format!("http://{addr}"))).await.expect("WebSocket handshake");
