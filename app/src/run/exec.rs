@@ -119,10 +119,12 @@ impl Inner {
 
     fn change_preview_now(self: &Rc<Self>, target: Target, change: PreviewChange, stream: Option<u32>) {
         let expect = self.with_lane(target, |lane| lane.job().expect.clone()).unwrap_or_default();
+        let picture = self.with_lane(target, |lane| super::likeness::picture_of(lane.job())).flatten();
         let weak = Rc::downgrade(self);
         let apply = |preview: &Preview| match change {
             PreviewChange::Begin => {
                 self.forget_checks(target);
+                preview.stop_drawing();
                 preview.begin();
             }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
@@ -134,6 +136,7 @@ impl Inner {
                     }
                 });
                 self.check_page(target, preview, &doc, expect);
+                self.compare_page(target, preview, &doc, picture);
             }
         };
         match target {
