@@ -311,7 +311,10 @@ impl Runner {
         inner.pending_render.take();
         inner.clear_edit_render();
         inner.expect.replace(job.expect.clone());
-        inner.picture.replace(likeness::picture_of(&job));
+        // A fix is sent without the pictures, but its page is still meant to look like them.
+        if job.fix_attempt == 0 {
+            inner.picture.replace(likeness::picture_of(&job));
+        }
         state.fix_attempt.set(job.fix_attempt);
         let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.available());
         main.attach_preview(inner.preview.borrow().is_some());
