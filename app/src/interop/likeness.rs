@@ -7,6 +7,14 @@ use flint_protocol::worker::RgbaImage;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
+// likeness.js imports the picture frames from picture.js. wasm-bindgen ships a JS file beside the
+// others only when some Rust code names it, so it is named here; nothing in Rust calls it.
+#[wasm_bindgen(module = "/js/picture.js")]
+extern "C" {
+    #[allow(dead_code)]
+    type PictureFrames;
+}
+
 #[wasm_bindgen(module = "/js/likeness.js")]
 extern "C" {
     /// A page waiting for its turn, or being drawn.
