@@ -31,7 +31,7 @@ async function scoreOf(tile) {
   return { score: Number(await likeness.getAttribute('data-score')), text: await likeness.textContent() };
 }
 
-test('with a mock attached, four variations each show how much they look like it, ranked by it, and so does the main run', async () => {
+test('with a mock attached, four variations each show how much they look like it, ranked by it, and so does the main run', async (t) => {
   await flint.upstream.reset();
   const { page } = await openFlint(flint.browser, flint.gateway.url);
   await waitConnected(page);
@@ -65,13 +65,14 @@ test('with a mock attached, four variations each show how much they look like it
     assert.match(text, /Looks like the picture: \d+ %/);
     seen.push({ seed: order[i], score, rank: Number(await tile.getAttribute('data-rank')) });
   }
-  const match = seen.find((t) => t.seed % 4 === 0);
-  for (const other of seen.filter((t) => t !== match)) {
+  t.diagnostic(`tiles: ${JSON.stringify(seen)}`);
+  const match = seen.find((tile) => tile.seed % 4 === 0);
+  for (const other of seen.filter((tile) => tile !== match)) {
     assert.ok(match.score > other.score, `the matching page does not score highest: ${JSON.stringify(seen)}`);
   }
   // Every page passes the same checks: the likeness alone orders them.
   const byRank = [...seen].sort((a, b) => a.rank - b.rank);
-  assert.deepEqual(byRank.map((t) => t.rank), [1, 2, 3, 4], `the tiles are not all ranked: ${JSON.stringify(seen)}`);
+  assert.deepEqual(byRank.map((tile) => tile.rank), [1, 2, 3, 4], `the tiles are not all ranked: ${JSON.stringify(seen)}`);
   for (let i = 1; i < 4; i++) {
     assert.ok(byRank[i - 1].score >= byRank[i].score, `a tile that looks less alike ranks higher: ${JSON.stringify(byRank)}`);
   }
@@ -91,5 +92,6 @@ test('with a mock attached, four variations each show how much they look like it
   await assertEventually(async () => (await main.getAttribute('data-state').catch(() => null)) === 'done',
     'the main preview shows no likeness score', 30_000);
   assert.match(await main.textContent(), /Looks like the picture: \d+ %/);
+  t.diagnostic(`main: ${await main.getAttribute('data-score')} %`);
   assert.ok(Number(await main.getAttribute('data-score')) >= 85, `the matching page scores ${await main.getAttribute('data-score')}`);
 });
