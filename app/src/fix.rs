@@ -24,7 +24,8 @@ pub fn next_auto_fix(report: &Report, status: StreamStatus, attempt: u8, cap: u8
 /// fix, and the action itself.
 #[derive(Clone, Copy)]
 pub struct UseFix {
-    /// The page's checks are in and some failed, and nothing is streaming.
+    /// The page's checks are in and some failed (or it looks too little like the prompt's picture),
+    /// and nothing is streaming.
     pub can_fix: Memo<bool>,
     /// Why the last fix could not be sent.
     pub note: RwSignal<Option<String>>,
@@ -48,6 +49,10 @@ pub fn use_fix(runner: Runner, choice: ModelChoice, fan_out: FanOut, draft: Draf
     let can_fix = Memo::new(move |_| {
         state.status.get() != StreamStatus::Streaming
             && state.checks.with(|c| c.report().is_some_and(|r| !r.all_pass()))
+            // A page that passes every check but looks too little like the prompt's picture.
+            || state.status.get() != StreamStatus::Streaming
+                && state.checks.with(|c| c.report().is_some())
+                && state.likeness.with(|l| l.fix_findings().is_some())
     });
 
     // Armed while a generation in the editor streams; the first report after it ends decides.

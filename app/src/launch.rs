@@ -273,7 +273,10 @@ pub fn launch_fix(
     attempt: u8,
 ) -> Result<(), String> {
     let state = runner.state();
-    let prompt = fix_prompt(report).ok_or("Every check passes: there is nothing to fix.")?;
+    // With a picture in the prompt, how the page differs from it is part of the request.
+    let likeness = state.likeness.get_untracked();
+    let prompt = fix_prompt(report, &likeness)
+        .ok_or("Every check passes and the page looks like the picture: there is nothing to fix.")?;
     if state.review.with_untracked(Option::is_some) {
         return Err("Apply or discard the edit under review first (above the code).".into());
     }

@@ -31,6 +31,7 @@ use crate::workspace::Workspace;
 
 mod checks;
 mod exec;
+mod likeness;
 mod pick;
 mod shown;
 mod state;
@@ -79,6 +80,8 @@ struct Inner {
     group_metrics: RefCell<ThrottledMetrics>,
     /// What the main preview's pages are checked for (the last prompt's named elements).
     expect: RefCell<Expect>,
+    /// The picture the main preview's pages are compared with (the last prompt's first).
+    picture: RefCell<Option<flint_protocol::image::ImageData>>,
     /// Numbers each check, so that a late report for a page no longer shown is dropped.
     check_seq: Cell<u64>,
     /// The main preview's latest check.
@@ -135,6 +138,7 @@ impl Runner {
                 group: Cell::new(false),
                 group_metrics: RefCell::new(ThrottledMetrics::default()),
                 expect: RefCell::new(Expect::default()),
+                picture: RefCell::new(None),
                 check_seq: Cell::new(0),
                 main_check: Cell::new(0),
                 this,
@@ -208,6 +212,7 @@ impl Runner {
         self.state.review.set(None);
         // Code from outside: nothing says what it should have.
         inner.expect.replace(Expect::default());
+        inner.picture.replace(None);
         inner.keep_version_from(None, &code, "", "", Origin::Opened);
         inner.show_version(code, None, Vec::new());
     }
@@ -306,6 +311,10 @@ impl Runner {
         inner.pending_render.take();
         inner.clear_edit_render();
         inner.expect.replace(job.expect.clone());
+        // A fix is sent without the pictures, but its page is still meant to look like them.
+        if job.fix_attempt == 0 {
+            inner.picture.replace(likeness::picture_of(&job));
+        }
         state.fix_attempt.set(job.fix_attempt);
         let mut main = Generation::new(Rc::new(job), model, None, Surface::Editor, inner.worker.available());
         main.attach_preview(inner.preview.borrow().is_some());

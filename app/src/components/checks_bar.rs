@@ -1,10 +1,12 @@
-//! Above the main preview: its checks ("All 6 checks pass" or what failed), Fix (button and the F
-//! key), the automatic fix under way, and the preview's width.
+//! Above the main preview: its checks ("All 6 checks pass" or what failed), how much it looks like
+//! the prompt's picture, Fix (button and the F key), the automatic fix under way, and the preview's
+//! width.
 
 use leptos::prelude::*;
 
 use crate::components::check_list::CheckList;
 use crate::components::device_sizes::{DeviceSize, DeviceSizes};
+use crate::components::likeness_score::LikenessScore;
 use crate::components::pick_control::PickControl;
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
@@ -51,6 +53,7 @@ pub fn ChecksBar(size: RwSignal<DeviceSize>) -> impl IntoView {
     view! {
         <div class="checks-bar" data-testid="checks-bar">
             {summary}
+            <LikenessScore likeness=state.likeness.into() />
             <Show when=move || fix.can_fix.get()>
                 <button
                     class="fix-btn"

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use crate::components::device_sizes::expect_preview_width;
-use crate::components::{ChecksBadge, ThinkingPanel};
+use crate::components::{ChecksBadge, LikenessScore, ThinkingPanel};
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::interop::resize::watch_size;
 use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
@@ -141,6 +141,7 @@ pub fn VariationTile(
                         })
                 }}
             </div>
+            <LikenessScore likeness=tile.likeness.into() />
             <div class="tile-preview" data-testid="tile-preview" node_ref=viewport>
                 <div
                     class="tile-page preview-stack"

@@ -12,14 +12,15 @@ use std::rc::Rc;
 
 use flint_protocol::project::ProjectShape;
 use flint_protocol::worker::{
-    AnswerFile, BudgetReport, ConnectSettings, ConnectionReport, PreviewPackages, WorkerRequest,
-    WorkerResponse,
+    AnswerFile, BudgetReport, ConnectSettings, ConnectionReport, LikenessReport, PreviewPackages, RgbaImage,
+    WorkerRequest, WorkerResponse,
 };
 use flint_protocol::{Secret, StartRequest, StreamId};
 use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use super::events::{ConnectionNews, Quota, StreamEvent};
+use super::pages::Asked;
 use super::{ConnectionProblem, ConnectionState, UseGatewayOptions, socket_url};
 use crate::interop::http::{FetchError, get_json, post_empty};
 use crate::interop::worker::{ParserWorker, WORKER_URL};
@@ -30,9 +31,6 @@ pub type StreamHandler = Rc<dyn Fn(StreamEvent)>;
 
 /// Receives the worker's budget reports.
 type BudgetHandler = Rc<dyn Fn(BudgetReport)>;
-
-/// Receives a page the worker built: the page, or why the files do not build.
-type PageHandler = Box<dyn FnOnce(Result<(String, ProjectShape), Vec<String>>)>;
 
 /// What [`use_gateway`] returns.
 pub struct UseGatewayReturn<StartFn, CancelFn>
@@ -76,9 +74,8 @@ struct Inner {
     /// Page requests held until the packages manifest is in (or known missing): built without
     /// it, a project would say its packages are not built.
     held_pages: RefCell<Option<Vec<WorkerRequest>>>,
-    /// Pages asked of the worker and not answered yet.
-    pages: RefCell<BTreeMap<u32, PageHandler>>,
-    next_page: Cell<u32>,
+    /// Pages and likenesses asked of the worker and not answered yet.
+    asked: Asked,
     /// The listener of each stream the page still listens to.
     handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
     next_id: Cell<StreamId>,
@@ -133,14 +130,19 @@ impl WorkerLink {
         f: impl FnOnce(Result<(String, ProjectShape), Vec<String>>) + 'static,
     ) {
         let inner = &self.inner;
-        let id = inner.next_page.get();
-        inner.next_page.set(id.wrapping_add(1));
-        inner.pages.borrow_mut().insert(id, Box::new(f));
+        let id = inner.asked.page(Box::new(f));
         let request = WorkerRequest::Page { id, files, packages };
         match inner.held_pages.borrow_mut().as_mut() {
             Some(held) => held.push(request),
             None => inner.send(&request),
         }
+    }
+
+    /// Asks the worker how much `page` (a finished page as its picture frame drew it) looks like
+    /// `mock` (the prompt's picture); `f` gets the report once, a problem in it if the worker fails.
+    pub fn likeness(&self, mock: RgbaImage, page: RgbaImage, f: impl FnOnce(LikenessReport) + 'static) {
+        let job = self.inner.asked.likeness(Box::new(f));
+        self.inner.send(&WorkerRequest::Likeness { job, mock, page });
     }
 
     /// The gateway's preview packages (its `/vendor/manifest.json`), once they are in.
@@ -201,8 +203,7 @@ pub fn use_gateway_with_options(
             keys: RefCell::new(BTreeMap::new()),
             packages: RefCell::new(None),
             held_pages: RefCell::new(Some(Vec::new())),
-            pages: RefCell::new(BTreeMap::new()),
-            next_page: Cell::new(1),
+            asked: Asked::default(),
             handlers: RefCell::new(BTreeMap::new()),
             next_id: Cell::new(1),
             own_gateway: options.url.is_none(),
@@ -309,13 +310,10 @@ fn on_response(inner: &Rc<Inner>, response: WorkerResponse) {
             }
         }
         WorkerResponse::Page { id, page, problems, shape } => {
-            let handler = inner.pages.borrow_mut().remove(&id);
-            if let Some(handler) = handler {
-                handler(page.map(|page| (page, shape.unwrap_or_default())).ok_or(problems));
-            }
+            inner.asked.page_built(id, page.map(|page| (page, shape.unwrap_or_default())).ok_or(problems));
         }
-        // Nothing asks for a likeness yet (the picture check, issue 28).
-        WorkerResponse::Ready | WorkerResponse::Likeness(_) => {}
+        WorkerResponse::Likeness(report) => inner.asked.likeness_done(report),
+        WorkerResponse::Ready => {}
     }
 }
 
@@ -359,13 +357,9 @@ fn on_worker_lost(inner: &Rc<Inner>) {
     for handler in lost.into_values() {
         handler(StreamEvent::Failed { code: None, message: WORKER_LOST.to_owned() });
     }
-    for page in std::mem::take(&mut *inner.pages.borrow_mut()).into_values() {
-        page(Err(vec![PAGE_LOST.to_owned()]));
-    }
+    inner.asked.worker_lost();
 }
 
-/// What a page asked of a worker that then failed says (the preview, an export): it is never built.
-const PAGE_LOST: &str = "Flint's page worker stopped while building this page: edit the code or press Run.";
 /// What a running answer says when the worker holding it failed.
 const WORKER_LOST: &str = "Flint's page worker stopped (a fault in Flint, not in the model), and this answer \
                            with it. What it wrote so far is kept: press Run to ask again.";

@@ -2,6 +2,7 @@
 
 mod events;
 mod hook;
+mod pages;
 
 pub use events::{ConnectionNews, Quota, StreamEvent};
 pub use flint_protocol::worker::ConnectionState;

@@ -9,6 +9,7 @@ pub mod editor;
 pub mod http;
 pub mod images;
 pub mod keys;
+pub mod likeness;
 pub mod own_keys;
 pub mod preview;
 pub mod resize;

@@ -106,6 +106,8 @@ pub struct Preview {
     runtime_url: String,
     /// The page being checked, if any; a new check replaces it.
     checking: RefCell<Option<Checking>>,
+    /// The page being drawn to compare with the prompt's picture, if any; a new one replaces it.
+    drawing: RefCell<Option<super::likeness::Drawing>>,
     /// Pick mode's callback, while the person picks.
     on_picked: RefCell<Option<JsonCallback>>,
     _on_console: Closure<dyn FnMut(String, String)>,
@@ -129,6 +131,7 @@ impl Preview {
             js,
             runtime_url: runtime_url.to_owned(),
             checking: RefCell::new(None),
+            drawing: RefCell::new(None),
             on_picked: RefCell::new(None),
             _on_console: callback,
             on_shown: RefCell::new(None),
@@ -168,6 +171,24 @@ impl Preview {
         // The previous check (if any) is disposed here, after the new one exists.
         *self.checking.borrow_mut() = Some(Checking { js, _on_done: callback });
     }
+
+    /// Draws the complete document `doc` a third time, hidden, at `picture`'s size, for the worker
+    /// to compare with it; `on_done` as [`super::likeness::draw`]'s. A later drawing, a new answer
+    /// ([`Self::stop_drawing`]) or dropping the preview stops this one.
+    pub fn draw_for_likeness(
+        &self,
+        doc: &str,
+        picture: &flint_protocol::image::ImageData,
+        on_done: impl FnOnce(Result<super::likeness::Drawn, String>) + 'static,
+    ) {
+        let drawing = super::likeness::draw(&self.runtime_url, doc, picture, on_done);
+        *self.drawing.borrow_mut() = Some(drawing);
+    }
+
+    /// Stops the drawing under way, if any (its page is no longer the one shown).
+    pub fn stop_drawing(&self) {
+        self.drawing.borrow_mut().take();
+    }
 }
 
 impl Preview {
@@ -198,6 +219,7 @@ impl Preview {
 impl Drop for Preview {
     fn drop(&mut self) {
         self.checking.borrow_mut().take();
+        self.drawing.borrow_mut().take();
         self.js.dispose();
     }
 }

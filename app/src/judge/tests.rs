@@ -226,11 +226,11 @@ fn report(passed: usize, total: usize) -> Report {
 fn variations_rank_by_share_of_checks_passed_then_by_who_finished_first() {
     let (a, b, c, d) = (report(4, 6), report(5, 5), report(5, 6), report(5, 6));
     let tiles = [
-        Ranked { report: Some(&a), finished_ms: Some(100.0) },
-        Ranked { report: None, finished_ms: None },
-        Ranked { report: Some(&b), finished_ms: Some(900.0) },
-        Ranked { report: Some(&c), finished_ms: Some(800.0) },
-        Ranked { report: Some(&d), finished_ms: Some(300.0) },
+        Ranked { report: Some(&a), finished_ms: Some(100.0), likeness: None },
+        Ranked { report: None, finished_ms: None, likeness: None },
+        Ranked { report: Some(&b), finished_ms: Some(900.0), likeness: None },
+        Ranked { report: Some(&c), finished_ms: Some(800.0), likeness: None },
+        Ranked { report: Some(&d), finished_ms: Some(300.0), likeness: None },
     ];
     assert_eq!(rank(&tiles), [2, 4, 3, 0, 1]);
     assert_eq!(rank(&[]), Vec::<usize>::new());
@@ -238,16 +238,16 @@ fn variations_rank_by_share_of_checks_passed_then_by_who_finished_first() {
 
 #[test]
 fn fix_asks_for_what_failed_in_the_checks_words_once_each() {
-    assert_eq!(fix_prompt(&report(3, 3)), None, "nothing to fix");
+    assert_eq!(fix_prompt(&report(3, 3), &Likeness::None), None, "nothing to fix");
     let mut failing = report(1, 3);
     failing.checks[1].detail = Some("Not checked: the page hung.".into());
     failing.checks[2].detail = Some("Not checked: the page hung.".into());
-    let text = fix_prompt(&failing).unwrap();
+    let text = fix_prompt(&failing, &Likeness::None).unwrap();
     assert!(text.contains("- Check 1: Not checked: the page hung.\n- Check 2\n"), "{text}");
     assert!(!text.contains("Check 0"), "a passing check is not mentioned");
     let mut long = report(0, 1);
     long.checks[0].detail = Some("e".repeat(5_000));
-    let text = fix_prompt(&long).unwrap();
+    let text = fix_prompt(&long, &Likeness::None).unwrap();
     assert!(text.chars().count() < 2_100 && text.ends_with("keep everything else as it is."));
 }
 

@@ -30,16 +30,22 @@ impl Inner {
         let seq = self.check_seq.get() + 1;
         self.check_seq.set(seq);
         self.set_checked(target, seq, Checked::Waiting);
+        self.forget_likeness(target);
     }
 
-    fn finish_check(&self, target: Target, seq: u64, checked: Checked) {
-        let current = match target {
+    /// The number of `target`'s latest check (0 for a tile that is gone): a likeness drawn for the
+    /// same page shares it.
+    pub(super) fn current_check(&self, target: Target) -> u64 {
+        match target {
             Target::Main => self.main_check.get(),
             Target::Tile(key) => {
                 self.tiles.borrow().iter().find(|t| t.view.key == key).map_or(0, |t| t.check.get())
             }
-        };
-        if current == seq {
+        }
+    }
+
+    fn finish_check(&self, target: Target, seq: u64, checked: Checked) {
+        if self.current_check(target) == seq {
             self.set_checked(target, seq, checked);
         }
     }

@@ -119,10 +119,18 @@ impl Inner {
 
     fn change_preview_now(self: &Rc<Self>, target: Target, change: PreviewChange, stream: Option<u32>) {
         let expect = self.with_lane(target, |lane| lane.job().expect.clone()).unwrap_or_default();
+        let picture = match target {
+            // The main run's picture outlives a fix's job, which is sent without it.
+            Target::Main => self.picture.borrow().clone(),
+            Target::Tile(_) => {
+                self.with_lane(target, |lane| super::likeness::picture_of(lane.job())).flatten()
+            }
+        };
         let weak = Rc::downgrade(self);
         let apply = |preview: &Preview| match change {
             PreviewChange::Begin => {
                 self.forget_checks(target);
+                preview.stop_drawing();
                 preview.begin();
             }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
@@ -134,6 +142,7 @@ impl Inner {
                     }
                 });
                 self.check_page(target, preview, &doc, expect);
+                self.compare_page(target, preview, &doc, picture);
             }
         };
         match target {

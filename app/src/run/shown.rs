@@ -126,6 +126,8 @@ impl Inner {
                 });
                 let expect = self.expect.borrow().clone();
                 self.check_page(super::Target::Main, preview, &page, expect);
+                let picture = self.picture.borrow().clone();
+                self.compare_page(super::Target::Main, preview, &page, picture);
             }
             None => *self.pending_render.borrow_mut() = Some(page),
         }

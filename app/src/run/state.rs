@@ -57,6 +57,8 @@ pub struct RunState {
     pub spent: RwSignal<Option<(f64, bool)>>,
     /// The checks of the page in the main preview.
     pub checks: RwSignal<Checked>,
+    /// How much that page looks like the prompt's picture, when the prompt had one.
+    pub likeness: RwSignal<crate::judge::Likeness>,
     /// Which fix of an earlier page the main generation is (0: the person's own prompt).
     pub fix_attempt: RwSignal<u8>,
     /// Pick mode is on in the main preview.
@@ -92,6 +94,7 @@ impl RunState {
             spent: RwSignal::new(None),
             held: RwSignal::new(false),
             checks: RwSignal::new(Checked::Waiting),
+            likeness: RwSignal::new(crate::judge::Likeness::None),
             fix_attempt: RwSignal::new(0),
             picking: RwSignal::new(false),
             picked: RwSignal::new(None),

@@ -46,6 +46,8 @@ pub struct Tile {
     pub promoted: RwSignal<bool>,
     /// Its finished page's checks.
     pub checks: RwSignal<Checked>,
+    /// How much its finished page looks like the prompt's picture, when the prompt had one.
+    pub likeness: RwSignal<crate::judge::Likeness>,
     /// What its model thought so far (never code).
     pub thinking: RwSignal<Option<crate::generation::thinking::Thought>>,
     /// Its provider has sent nothing for a while: the sentence.
@@ -113,6 +115,7 @@ impl Runner {
                     race: RwSignal::new(RaceTimes::default()),
                     promoted: RwSignal::new(false),
                     checks: RwSignal::new(Checked::Waiting),
+                    likeness: RwSignal::new(crate::judge::Likeness::None),
                     thinking: RwSignal::new(None),
                     stalled: RwSignal::new(None),
                 },
@@ -179,6 +182,7 @@ impl Runner {
             other.view.promoted.set(other.view.key == key);
             if other.view.key == key {
                 inner.expect.replace(other.lane.job().expect.clone());
+                inner.picture.replace(super::likeness::picture_of(other.lane.job()));
             }
         }
         Ok(())

@@ -1,5 +1,6 @@
-//! Ranking the tiles by their checks, and best of N stopping the ones still writing: once one page
-//! passes every check, or at the deadline.
+//! Ranking the tiles by their checks (and likeness to the prompt's picture, when it has one), and
+//! best of N stopping the ones still writing: once one page passes every check (and looks like the
+//! picture), or at the deadline.
 
 use std::time::Duration;
 
@@ -34,19 +35,31 @@ pub(super) fn use_ranking(tiles: RwSignal<Vec<Tile>>) -> Ranking {
             let ranked: Vec<Ranked<'_>> = list
                 .iter()
                 .zip(&checks)
-                .map(|(t, c)| Ranked { report: c.report(), finished_ms: t.race.get().finished_ms })
+                .map(|(t, c)| Ranked {
+                    report: c.report(),
+                    finished_ms: t.race.get().finished_ms,
+                    likeness: t.likeness.with(crate::judge::Likeness::rank_score),
+                })
                 .collect();
             rank(&ranked).into_iter().filter(|&i| checks[i].report().is_some()).map(|i| list[i].key).collect()
         })
     });
-    // A tile that passes every check cannot be beaten (a tie goes to the one that finished first).
+    // A tile that passes every check (and looks like the picture, when there is one) is good
+    // enough to stop best of N.
     let winner_found = Memo::new(move |_| {
-        tiles.with(|list| list.iter().any(|t| t.checks.with(|c| c.report().is_some_and(|r| r.all_pass()))))
+        tiles.with(|list| {
+            list.iter().any(|t| {
+                t.checks.with(|c| c.report().is_some_and(|r| r.all_pass()))
+                    && t.likeness.with(|l| l.good_enough())
+            })
+        })
     });
     let best = Memo::new(move |_| {
         let settled = tiles.with(|list| {
             list.iter().all(|t| {
-                t.status.get() != StreamStatus::Streaming && !matches!(t.checks.get(), Checked::Running)
+                t.status.get() != StreamStatus::Streaming
+                    && !matches!(t.checks.get(), Checked::Running)
+                    && !t.likeness.with(crate::judge::Likeness::pending)
             })
         });
         (settled || winner_found.get()).then(|| order.with(|o| o.first().copied())).flatten()
