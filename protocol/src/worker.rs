@@ -88,8 +88,7 @@ pub enum WorkerRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         packages: Option<PreviewPackages>,
     },
-    /// How close a page, drawn by its picture frame at the mock's width, is to the mock: answered
-    /// with [`WorkerResponse::Likeness`] of the same `job`.
+    /// How close a page, drawn at the mock's width, is to the mock ([`WorkerResponse::Likeness`]).
     Likeness {
         /// Chosen by the page, echoed in the answer.
         job: u32,

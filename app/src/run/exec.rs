@@ -7,14 +7,48 @@ use std::rc::Rc;
 use leptos::prelude::*;
 
 use crate::console::ConsoleLevel;
-use crate::gateway::StreamHandler;
+use flint_protocol::StreamId;
+
+use crate::gateway::{StreamEvent, StreamHandler};
 use crate::generation::{CodeChange, Command, Display, Notice, PreviewChange};
+use crate::interop::now_ms;
 use crate::interop::preview::Preview;
 use crate::judge::{Check, Checked, Report};
 
 use super::{Inner, RunEvent, Target};
 
 impl Inner {
+    /// An event of stream `id` (its frames, its text counted, its parse), for the generation
+    /// `target`.
+    fn on_stream_event(self: &Rc<Self>, target: Target, id: StreamId, event: StreamEvent) {
+        let now = now_ms();
+        let text = match &event {
+            StreamEvent::Text { bytes } => Some(*bytes),
+            _ => None,
+        };
+        // A stopped tile's late text does not count in the group's figures.
+        let counts = target != Target::Main
+            && self.with_lane(target, |lane| lane.stream() == Some(id) && lane.streaming()) == Some(true);
+        let Some(commands) = self.with_lane(target, |lane| lane.on_stream_event(id, event, now)) else {
+            return;
+        };
+        if let (Some(bytes), true) = (text, counts) {
+            let shown = self.group_metrics.borrow_mut().on_text(now, bytes);
+            if let Some(metrics) = shown {
+                self.state.metrics.set(metrics);
+            }
+        }
+        self.exec(target, commands);
+    }
+
+    /// The complete page of stream `id` is on screen.
+    fn page_shown(self: &Rc<Self>, target: Target, id: StreamId) {
+        let now = now_ms();
+        if let Some(commands) = self.with_lane(target, |lane| lane.page_shown(id, now)) {
+            self.exec(target, commands);
+        }
+    }
+
     /// Does `commands` for generation `target`, in order.
     pub(super) fn exec(self: &Rc<Self>, target: Target, commands: Vec<Command>) {
         for command in commands {
