@@ -318,3 +318,18 @@ export async function seriousViolations(page) {
   return result.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 5).map((n) => n.target.join(' ')).join(', ')} — ${v.help}`);
 }
+
+/** A 320 × 200 mock (a blue header band 40 px high on white) as PNG bytes, drawn by the page's canvas. */
+export async function mockPng(page) {
+  const bytes = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(320, 200);
+    const g = canvas.getContext('2d');
+    g.fillStyle = '#ffffff';
+    g.fillRect(0, 0, 320, 200);
+    g.fillStyle = '#1e40af';
+    g.fillRect(0, 0, 320, 40);
+    const blob = await canvas.convertToBlob({ type: 'image/png' });
+    return Array.from(new Uint8Array(await blob.arrayBuffer()));
+  });
+  return Buffer.from(bytes);
+}

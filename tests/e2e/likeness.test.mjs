@@ -5,25 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, openFlint, runPrompt, seriousViolations, useFlint, waitConnected, waitForStatus,
+  assertEventually, mockPng, openFlint, runPrompt, seriousViolations, useFlint, waitConnected, waitForStatus,
 } from './harness.mjs';
 
 const flint = useFlint({ models: [{ id: 'likeness-mock', vision: true }] });
-
-/** A 320 × 200 mock (a blue header band 40 px high on white) as PNG bytes, drawn by the page. */
-async function mockPng(page) {
-  const bytes = await page.evaluate(async () => {
-    const canvas = new OffscreenCanvas(320, 200);
-    const g = canvas.getContext('2d');
-    g.fillStyle = '#ffffff';
-    g.fillRect(0, 0, 320, 200);
-    g.fillStyle = '#1e40af';
-    g.fillRect(0, 0, 320, 40);
-    const blob = await canvas.convertToBlob({ type: 'image/png' });
-    return Array.from(new Uint8Array(await blob.arrayBuffer()));
-  });
-  return Buffer.from(bytes);
-}
 
 /** A tile's likeness, once scored: its percentage and its text. */
 async function scoreOf(tile) {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, openFlint, savedSession, seriousViolations, startGateway, useFlint, waitConnected,
+  assertEventually, mockPng, openFlint, savedSession, seriousViolations, startGateway, useFlint, waitConnected,
   waitForStatus,
 } from './harness.mjs';
 
@@ -12,21 +12,6 @@ const flint = useFlint({
   models: [{ id: 'see-images', vision: true }],
   toml: '[vision]\nmodel = "scripted/see-images"\n',
 });
-
-/** A 320 × 200 mock (a blue header band on white) as PNG bytes, drawn by the page's own canvas. */
-async function mockPng(page) {
-  const bytes = await page.evaluate(async () => {
-    const canvas = new OffscreenCanvas(320, 200);
-    const g = canvas.getContext('2d');
-    g.fillStyle = '#ffffff';
-    g.fillRect(0, 0, 320, 200);
-    g.fillStyle = '#1e40af';
-    g.fillRect(0, 0, 320, 40);
-    const blob = await canvas.convertToBlob({ type: 'image/png' });
-    return Array.from(new Uint8Array(await blob.arrayBuffer()));
-  });
-  return Buffer.from(bytes);
-}
 
 /** The mock as a JPEG carrying an EXIF block with a secret (as a phone's GPS position would be). */
 async function jpegWithExif(page) {
