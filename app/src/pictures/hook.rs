@@ -160,10 +160,17 @@ impl Pictures {
         self.images.set(images);
     }
 
-    /// What the saved session keeps (tracked: the session saves as it changes).
-    pub fn saved(&self) -> Option<SavedPictures> {
-        let description = self.description.get();
-        self.images.with(|images| SavedPictures::of(images, description.as_ref()))
+    /// What the saved session keeps, as a memo: it changes when the pictures do, or when a
+    /// description is complete or corrected, not with each streamed piece of one.
+    pub fn saved(&self) -> Memo<Option<SavedPictures>> {
+        let (images, description) = (self.images, self.description);
+        let finished = Memo::new(move |_| {
+            description.with(|d| d.as_ref().filter(|d| d.status == DescribeStatus::Done).cloned())
+        });
+        Memo::new(move |_| {
+            let finished = finished.get();
+            images.with(|images| SavedPictures::of(images, finished.as_ref()))
+        })
     }
 
     /// Removes the picture `id`.

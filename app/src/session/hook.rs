@@ -83,8 +83,7 @@ pub fn use_session(
     watch_into(&saver, move || draft.auto_continue.get(), |s, on| s.auto_continue = Some(*on));
     watch_into(&saver, move || state.spent.get(), |s, spent| s.spent = spent_record(*spent));
     let pictures = crate::pictures::expect_pictures();
-    // A memo: the description streams, but only a complete one is saved.
-    let saved_pictures = Memo::new(move |_| pictures.saved());
+    let saved_pictures = pictures.saved();
     watch_into(&saver, move || saved_pictures.get(), |s, saved| s.pictures = saved.clone());
 
     let initial_prompt = draft.prompt.get_untracked();
