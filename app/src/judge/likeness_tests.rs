@@ -1,18 +1,6 @@
 use super::likeness::{GOOD_LIKENESS, in_picture_px};
+use super::tests::report;
 use super::*;
-
-fn report(passed: usize, total: usize) -> Report {
-    Report {
-        checks: (0..total)
-            .map(|i| Check {
-                id: format!("c{i}"),
-                label: format!("Check {i}"),
-                passed: i < passed,
-                detail: None,
-            })
-            .collect(),
-    }
-}
 
 fn done(score: f32, findings: &[&str]) -> Likeness {
     Likeness::Done { score, findings: findings.iter().map(|f| (*f).to_owned()).collect() }

@@ -209,7 +209,8 @@ fn a_page_that_never_finished_or_an_unreadable_report_fails_every_check_with_the
     assert_eq!(garbage.total(), 6);
 }
 
-fn report(passed: usize, total: usize) -> Report {
+/// A report of `total` checks, the first `passed` of them passed (the likeness tests use it too).
+pub(super) fn report(passed: usize, total: usize) -> Report {
     Report {
         checks: (0..total)
             .map(|i| Check {
