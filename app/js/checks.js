@@ -10,9 +10,7 @@
 // only. A page that never answers (a loop, a stall) is given up on after CHECK_MS; one that
 // navigates or floods its port is given up on at once.
 
-import { messageProblem } from './frame_messages.js';
-import { messageBytes } from './preview_frame.js';
-import { frameQueue } from './preview_pacing.js';
+import { HiddenRun, hiddenHost } from './hidden_run.js';
 
 /**
  * How long a page has, from the moment it is sent, to be loaded, clicked through and judged: up to
@@ -33,92 +31,37 @@ const REPORT_CHARS = 1024 * 1024;
 // check is (a tile's grid may be display:none while the person looks at the main preview, and a frame
 // there would have no layout to judge). Invisible, and out of the way of the pointer.
 const HOST_STYLE = 'position:fixed;left:-12000px;top:0;width:1024px;height:768px;visibility:hidden;pointer-events:none;';
-let host = null;
-function checkHost() {
-  if (!host || !host.isConnected) {
-    host = document.createElement('div');
-    host.setAttribute('style', HOST_STYLE);
-    host.setAttribute('aria-hidden', 'true');
-    host.dataset.testid = 'check-frames';
-    document.body.appendChild(host);
-  }
-  return host;
-}
+const checkHost = hiddenHost(HOST_STYLE, 'check-frames');
 
-class PageCheck {
+class PageCheck extends HiddenRun {
   constructor(runtimeUrl, doc, expect, onDone) {
-    this.runtimeUrl = runtimeUrl;
+    super(
+      { runtimeUrl, host: checkHost, title: 'Checking the page', role: 'check', style: 'border:0;width:100%;height:100%;' },
+      {
+        messages: MESSAGES_MAX,
+        bytes: REPORT_BYTES,
+        ms: CHECK_MS,
+        what: 'check',
+        doing: 'checked',
+        late: `The page did not finish loading and being clicked through in ${CHECK_MS / 1000} s: a script may loop or block.`,
+      },
+      onDone,
+    );
     this.doc = doc;
     this.expect = expect;
-    this.onDone = onDone;
-    this.done = false;
-    this.el = null;
-    this.port = null;
-    this.loads = 0;
-    this.messages = 0;
-    this.bytes = 0;
-    this.timer = 0;
-    // Frames are created one per animation frame, in turn with the previews' own.
-    frameQueue.add(() => this.#create());
   }
 
-  #create() {
-    if (this.done) return;
-    const el = document.createElement('iframe');
-    el.setAttribute('sandbox', 'allow-scripts');
-    el.setAttribute('title', 'Checking the page');
-    el.setAttribute('aria-hidden', 'true');
-    el.setAttribute('tabindex', '-1');
-    el.setAttribute('data-role', 'check');
-    el.setAttribute('style', 'border:0;width:100%;height:100%;');
-    el.addEventListener('load', () => this.#load());
-    el.src = this.runtimeUrl;
-    checkHost().appendChild(el);
-    this.el = el;
+  ask() {
+    return { flint: 'check', doc: this.doc, expect: this.expect };
   }
 
-  #load() {
-    // The second load is the checked page's own (document.open/write/close fires it on the frame);
-    // a third is the page reloading or navigating away.
-    if (++this.loads === 2 && this.timer) return;
-    if (this.loads > 1) {
-      this.#finish({ failed: 'The page reloaded or navigated away on its own while it was checked.' });
-      return;
-    }
-    const channel = new MessageChannel();
-    this.port = channel.port1;
-    this.port.onmessage = (event) => this.#receive(event.data);
-    this.el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
+  answer(data) {
+    if (data.flint !== 'checked') return null;
+    return typeof data.failed === 'string' ? { failed: data.failed } : { results: data.results, text: data.text, ms: data.ms };
   }
 
-  #receive(data) {
-    if (this.done) return;
-    this.bytes += messageBytes(data, REPORT_BYTES - this.bytes);
-    if (++this.messages > MESSAGES_MAX || this.bytes > REPORT_BYTES) {
-      this.#finish({ failed: 'The page sent its check frame more than Flint\'s runtime ever does.' });
-      return;
-    }
-    const problem = messageProblem(data);
-    if (problem !== null) {
-      if (!this.warned) console.warn(`A check frame's message was dropped (${problem}).`);
-      this.warned = true;
-      return;
-    }
-    if (data.flint === 'ready' && !this.timer) {
-      this.port.postMessage({ flint: 'check', doc: this.doc, expect: this.expect });
-      this.timer = setTimeout(() => this.#finish({
-        failed: `The page did not finish loading and being clicked through in ${CHECK_MS / 1000} s: a script may loop or block.`,
-      }), CHECK_MS);
-    } else if (data.flint === 'checked') {
-      this.#finish(typeof data.failed === 'string'
-        ? { failed: data.failed }
-        : { results: data.results, text: data.text, ms: data.ms });
-    }
-  }
-
-  #finish(outcome) {
-    if (this.done) return;
-    this.#stop();
+  /** The outcome as the JSON the app reads, capped. */
+  deliver(outcome) {
     let json;
     try {
       json = JSON.stringify(outcome);
@@ -128,25 +71,7 @@ class PageCheck {
     if (typeof json !== 'string' || json.length > REPORT_CHARS) {
       json = JSON.stringify({ failed: 'The page\'s checks came back in a form Flint does not read.' });
     }
-    // Not from inside this task: the app may drop this check (and its callback) in answer; a
-    // check disposed before then has a callback that does nothing.
-    queueMicrotask(() => this.onDone(json));
-  }
-
-  #stop() {
-    this.done = true;
-    clearTimeout(this.timer);
-    this.port?.close();
-    this.port = null;
-    this.el?.remove();
-    this.el = null;
-  }
-
-  /** Forgets the check: its frame goes and `onDone` is never called. */
-  dispose() {
-    this.done = true;
-    this.#stop();
-    this.onDone = () => {};
+    return json;
   }
 }
 

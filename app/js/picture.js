@@ -10,9 +10,7 @@
 // the app or the worker hold more than one bounded picture; a frame that sends more messages or
 // bytes than the runtime ever does, or sends pixels unasked, is given up on at once.
 
-import { messageProblem } from './frame_messages.js';
-import { messageBytes } from './preview_frame.js';
-import { frameQueue } from './preview_pacing.js';
+import { HiddenRun, hiddenHost } from './hidden_run.js';
 
 /** Widest drawing accepted (px): protocol/src/frames.rs `PIXELS_WIDTH_MAX`, preview-pixels.js. */
 export const PIXELS_WIDTH_MAX = 320;
@@ -28,17 +26,7 @@ const SLACK_BYTES = 64 * 1024;
 // Picture frames live in a host of their own, out of sight and out of the pointer's way; each frame
 // is sized to the mock (its width is what the page is laid out at, its height what `vh` means).
 const HOST_STYLE = 'position:fixed;left:-24000px;top:0;width:0;height:0;overflow:hidden;visibility:hidden;pointer-events:none;';
-let host = null;
-function pictureHost() {
-  if (!host || !host.isConnected) {
-    host = document.createElement('div');
-    host.setAttribute('style', HOST_STYLE);
-    host.setAttribute('aria-hidden', 'true');
-    host.dataset.testid = 'picture-frames';
-    document.body.appendChild(host);
-  }
-  return host;
-}
+const pictureHost = hiddenHost(HOST_STYLE, 'picture-frames');
 
 /** What a frame asked to draw `width` CSS px wide and at most `maxHeight` tall must send back. */
 export function askedSize(width, maxHeight) {
@@ -68,106 +56,42 @@ export function pixelsProblem(data, asked) {
   return null;
 }
 
-class PagePicture {
+class PagePicture extends HiddenRun {
   constructor(runtimeUrl, doc, width, maxHeight, viewHeight, onDone) {
-    this.runtimeUrl = runtimeUrl;
+    const asked = askedSize(width, maxHeight);
+    super(
+      {
+        runtimeUrl,
+        host: pictureHost,
+        title: 'Drawing the page',
+        role: 'picture',
+        style: `border:0;width:${asked.width}px;height:${viewHeight}px;`,
+      },
+      {
+        messages: MESSAGES_MAX,
+        bytes: 2 * base64Length(asked.outWidth * asked.heightMax * 4) + SLACK_BYTES,
+        ms: PICTURE_MS,
+        what: 'picture',
+        doing: 'drawn',
+        late: `The page was not drawn within ${PICTURE_MS / 1000} s: a script may loop or block.`,
+      },
+      onDone,
+    );
     this.doc = doc;
-    this.asked = askedSize(width, maxHeight);
-    this.viewHeight = viewHeight;
-    this.onDone = onDone;
-    this.bytesMax = 2 * base64Length(this.asked.outWidth * this.asked.heightMax * 4) + SLACK_BYTES;
-    this.done = false;
-    this.sent = false;
-    this.el = null;
-    this.port = null;
-    this.loads = 0;
-    this.messages = 0;
-    this.bytes = 0;
-    this.timer = 0;
-    frameQueue.add(() => this.#create());
+    this.asked = asked;
   }
 
-  #create() {
-    if (this.done) return;
-    const el = document.createElement('iframe');
-    el.setAttribute('sandbox', 'allow-scripts');
-    el.setAttribute('title', 'Drawing the page');
-    el.setAttribute('aria-hidden', 'true');
-    el.setAttribute('tabindex', '-1');
-    el.setAttribute('data-role', 'picture');
-    el.setAttribute('style', `border:0;width:${this.asked.width}px;height:${this.viewHeight}px;`);
-    el.addEventListener('load', () => this.#load());
-    el.src = this.runtimeUrl;
-    pictureHost().appendChild(el);
-    this.el = el;
+  ask() {
+    return { flint: 'picture', doc: this.doc, width: this.asked.width, max_height: this.asked.maxHeight };
   }
 
-  #load() {
-    // The second load is the page's own (document.open/write/close); a third is it navigating.
-    if (++this.loads === 2 && this.sent) return;
-    if (this.loads > 1) {
-      this.#finish({ failed: 'The page reloaded or navigated away on its own while it was drawn.' });
-      return;
-    }
-    const channel = new MessageChannel();
-    this.port = channel.port1;
-    this.port.onmessage = (event) => this.receive(event.data);
-    this.el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
-  }
-
-  /** One message from the frame (public for the tests, which play a frame). */
-  receive(data) {
-    if (this.done) return;
-    this.bytes += messageBytes(data, this.bytesMax - this.bytes);
-    if (++this.messages > MESSAGES_MAX || this.bytes > this.bytesMax) {
-      this.#finish({ failed: 'The page sent its picture frame more than Flint\'s runtime ever does.' });
-      return;
-    }
-    const problem = messageProblem(data);
-    if (problem !== null) {
-      if (!this.warned) console.warn(`A picture frame's message was dropped (${problem}).`);
-      this.warned = true;
-      return;
-    }
-    if (data.flint === 'ready' && !this.sent) {
-      this.sent = true;
-      this.port.postMessage({ flint: 'picture', doc: this.doc, width: this.asked.width, max_height: this.asked.maxHeight });
-      this.timer = setTimeout(() => this.#finish({
-        failed: `The page was not drawn within ${PICTURE_MS / 1000} s: a script may loop or block.`,
-      }), PICTURE_MS);
-    } else if (data.flint === 'pixels') {
-      if (!this.sent) {
-        this.#finish({ failed: 'The page sent pixels before it was asked to draw.' });
-        return;
-      }
-      const wrong = pixelsProblem(data, this.asked);
-      this.#finish(wrong !== null ? { failed: wrong } : typeof data.failed === 'string' ? { failed: data.failed } : {
-        width: data.width, height: data.height, rgba: data.rgba, page_height: data.page_height ?? null, ms: data.ms ?? null,
-      });
-    }
-  }
-
-  #finish(outcome) {
-    if (this.done) return;
-    this.#stop();
-    // Not from inside this task: the app may drop this picture (and its callback) in answer.
-    queueMicrotask(() => this.onDone(outcome));
-  }
-
-  #stop() {
-    this.done = true;
-    clearTimeout(this.timer);
-    this.port?.close();
-    this.port = null;
-    this.el?.remove();
-    this.el = null;
-  }
-
-  /** Forgets the picture: its frame goes and `onDone` is never called. */
-  dispose() {
-    this.done = true;
-    this.#stop();
-    this.onDone = () => {};
+  answer(data) {
+    if (data.flint !== 'pixels') return null;
+    if (!this.sent) return { failed: 'The page sent pixels before it was asked to draw.' };
+    const wrong = pixelsProblem(data, this.asked);
+    if (wrong !== null) return { failed: wrong };
+    if (typeof data.failed === 'string') return { failed: data.failed };
+    return { width: data.width, height: data.height, rgba: data.rgba, page_height: data.page_height ?? null, ms: data.ms ?? null };
   }
 }
 

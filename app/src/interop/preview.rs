@@ -43,9 +43,10 @@ impl Drop for Checking {
 /// Where the preview runtime is served, relative to the app's page (copied from `public/` by Trunk).
 pub const RUNTIME_URL: &str = "preview.html";
 
-// preview.js and checks.js import the pacing of snapshots and frames, the console limits and the
-// frame itself from files of their own. wasm-bindgen ships a JS file beside the others only when
-// some Rust code names it, so they are named here; nothing in Rust calls them.
+// preview.js, checks.js and picture.js import the pacing of snapshots and frames, the console
+// limits, the frame itself and hidden frames from files of their own. wasm-bindgen ships a JS file
+// beside the others only when some Rust code names it, so they are named here; nothing in Rust
+// calls them.
 #[wasm_bindgen(module = "/js/preview_pacing.js")]
 extern "C" {
     #[allow(dead_code)]
@@ -68,6 +69,12 @@ extern "C" {
 extern "C" {
     #[allow(dead_code)]
     type Frame;
+}
+
+#[wasm_bindgen(module = "/js/hidden_run.js")]
+extern "C" {
+    #[allow(dead_code)]
+    type HiddenRun;
 }
 
 #[wasm_bindgen(module = "/js/preview.js")]
