@@ -9,6 +9,8 @@ use flint_protocol::image::ImageData;
 use flint_protocol::picture::with_description;
 use flint_protocol::{ModelList, Role, StartRequest};
 
+use crate::versions::{Described, FromPictures};
+
 pub use hook::{Pictures, expect_pictures, provide_pictures, run_models};
 
 /// The longest side a picture is sent at: what the vision models Flint pairs with read at full
@@ -202,6 +204,20 @@ impl JobPictures {
         } else if let Some((text, by)) = &self.description {
             last.content = with_description(&last.content, text, by);
         }
+    }
+
+    /// What a version `model` wrote keeps of the pictures: how many, and the description it got
+    /// in their place when it does not see.
+    pub fn for_version(&self, model: &str) -> Option<FromPictures> {
+        if self.images.is_empty() {
+            return None;
+        }
+        let description = if self.seeing.iter().any(|m| m == model) {
+            None
+        } else {
+            self.description.as_ref().map(|(text, by)| Described { text: text.clone(), by: by.clone() })
+        };
+        Some(FromPictures { count: self.images.len(), description })
     }
 }
 

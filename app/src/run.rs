@@ -213,7 +213,7 @@ impl Runner {
         // Code from outside: nothing says what it should have.
         inner.expect.replace(Expect::default());
         inner.picture.replace(None);
-        inner.keep_version_from(None, &code, "", "", Origin::Opened);
+        inner.keep_version_from(None, &code, "", "", None, Origin::Opened);
         inner.show_version(code, None, Vec::new());
     }
 

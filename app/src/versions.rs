@@ -2,6 +2,7 @@
 //! and time (v1…vN). Selecting an older one shows it, and the next change branches from it: versions
 //! are never rewritten, each knows the one it came from.
 
+use flint_protocol::picture::with_description;
 use flint_protocol::prompt::Turn;
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,40 @@ pub struct Version {
     pub parent: Option<usize>,
     /// How it came to be.
     pub origin: Origin,
+    /// The pictures its prompt had, as its model took them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictures: Option<FromPictures>,
+}
+
+/// The pictures a version's prompt had. The pictures themselves stay with the session and the
+/// history (they are large); a version keeps what its model was told, so its thread can tell the
+/// next edit what the picture showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FromPictures {
+    /// How many pictures there were.
+    pub count: usize,
+    /// The description the model got in their place; none when it saw them.
+    pub description: Option<Described>,
+}
+
+/// A picture description as a code model that does not see got it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Described {
+    /// The description (as the person left it after editing).
+    pub text: String,
+    /// The vision model that wrote it.
+    pub by: String,
+}
+
+impl FromPictures {
+    /// `from 1 picture, described by cloud/gpt-4o` or `from 2 pictures the model saw`.
+    pub fn label(&self) -> String {
+        let plural = if self.count == 1 { "" } else { "s" };
+        match &self.description {
+            Some(d) => format!("from {} picture{plural}, described by {}", self.count, d.by),
+            None => format!("from {} picture{plural} the model saw", self.count),
+        }
+    }
 }
 
 /// Every version of this session, and the one shown.
@@ -113,6 +148,7 @@ impl Versions {
             at_ms,
             parent,
             origin,
+            pictures: None,
         });
         let index = self.list.len() - 1;
         self.current = Some(index);
@@ -150,6 +186,16 @@ impl Versions {
         (parent + 1 != index).then_some(parent)
     }
 
+    /// Records what version `index`'s prompt had of pictures, unless it has a record already (a
+    /// version is never rewritten: the same code kept again keeps its first story).
+    pub fn note_pictures(&mut self, index: usize, pictures: Option<FromPictures>) {
+        if let Some(version) = self.list.get_mut(index)
+            && version.pictures.is_none()
+        {
+            version.pictures = pictures;
+        }
+    }
+
     /// The turns that led to the current version, oldest first: each prompted ancestor (itself
     /// included) with its code. What "continue thread" carries.
     pub fn thread(&self) -> Vec<Turn> {
@@ -159,7 +205,12 @@ impl Versions {
         while let Some(i) = at.filter(|_| turns.len() <= self.list.len()) {
             let Some(version) = self.list.get(i) else { break };
             if !version.prompt.is_empty() {
-                turns.push(Turn { prompt: version.prompt.clone(), code: version.code.clone() });
+                // A described picture was part of what the model was asked: the next edit hears it too.
+                let prompt = match version.pictures.as_ref().and_then(|p| p.description.as_ref()) {
+                    Some(d) => with_description(&version.prompt, &d.text, &d.by),
+                    None => version.prompt.clone(),
+                };
+                turns.push(Turn { prompt, code: version.code.clone() });
             }
             at = version.parent.filter(|&p| p < i);
         }
@@ -264,5 +315,31 @@ mod tests {
         mended.adopt(serde_json::from_str(bad).unwrap());
         assert_eq!((mended.current_index(), mended.list()[0].parent), (Some(0), None));
         assert_eq!(mended.current().unwrap().code, "a");
+    }
+
+    #[test]
+    fn a_described_picture_travels_with_its_version_and_into_the_thread() {
+        let mut v = Versions::default();
+        let described = FromPictures {
+            count: 1,
+            description: Some(Described { text: "A blue header".into(), by: "cloud/eye".into() }),
+        };
+        let first = push(&mut v, "a", "build this");
+        v.note_pictures(first, Some(described.clone()));
+        v.note_pictures(first, None);
+        assert_eq!(v.list()[0].pictures, Some(described), "a version's story is not rewritten");
+        push(&mut v, "b", "make it red");
+        let thread = v.thread();
+        assert!(thread[0].prompt.starts_with("build this\n\n"));
+        assert!(thread[0].prompt.contains("<picture-description>\nA blue header\n</picture-description>"));
+        assert_eq!(thread[1].prompt, "make it red");
+        let back: Versions = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+        assert_eq!(back, v, "the description is saved with the versions");
+        let old: Versions = serde_json::from_str(
+            r#"{"list":[{"code":"a","prompt":"p","model":"m","at_ms":1,"parent":null,"origin":"generated"}],"current":0}"#,
+        )
+        .unwrap();
+        assert_eq!(old.list()[0].pictures, None, "versions saved before pictures still open");
+        assert_eq!(v.list()[0].pictures.as_ref().unwrap().label(), "from 1 picture, described by cloud/eye");
     }
 }

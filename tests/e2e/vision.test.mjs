@@ -92,6 +92,12 @@ test('a model that does not see gets the vision model\'s description, as the per
   assert.match(asked.text, /^Build this page/);
   assert.match(asked.text, /EDITED BY THE PERSON/, 'the person\'s correction is what is sent');
   assert.equal((await requestsFor('see-images')).length, 1, 'the same picture is not described twice');
+  // The version keeps what its model was told the picture shows.
+  const kept = page.getByTestId('version-description');
+  assert.match(await kept.locator('summary').textContent(),
+    /^v1 was made from 1 picture, described by scripted\/see-images$/);
+  await kept.locator('summary').click();
+  assert.match(await kept.locator('p').innerText(), /EDITED BY THE PERSON/);
   assert.deepEqual(await seriousViolations(page), [], 'axe with a picture and its description');
   // A reload keeps the picture and its description (not asked for again).
   await assertEventually(async () => (await savedSession(page))?.pictures?.images?.length === 1,
@@ -101,6 +107,8 @@ test('a model that does not see gets the vision model\'s description, as the per
   await assertEventually(async () => /EDITED BY THE PERSON/.test(await page.getByTestId('description').inputValue()),
     'the description did not come back');
   assert.equal((await requestsFor('see-images')).length, 1, 'a reload does not describe again');
+  assert.match(await page.getByTestId('version-description').textContent(), /EDITED BY THE PERSON/,
+    'the version\'s description did not come back with the session');
   await page.getByRole('button', { name: 'Remove mock.png' }).click();
   assert.equal(await page.getByTestId('picture-chip').count(), 0);
 });

@@ -37,7 +37,31 @@ pub fn VersionsBar() -> impl IntoView {
                 .collect_view()
         })
     };
-    view! { <nav class="versions" data-testid="versions" aria-label="Versions">{items}</nav> }
+    // The current version's picture description, readable (a tooltip is not): what the code
+    // model was told the picture shows, as the person left it.
+    let described = Memo::new(move |_| {
+        versions.with(|v| {
+            let (i, version) = (v.current_index()?, v.current()?);
+            let pictures = version.pictures.as_ref()?;
+            let text = pictures.description.as_ref()?.text.clone();
+            Some((format!("v{} was made {}", i + 1, pictures.label()), text))
+        })
+    });
+    view! {
+        <nav class="versions" data-testid="versions" aria-label="Versions">{items}</nav>
+        {move || {
+            described
+                .get()
+                .map(|(summary, text)| {
+                    view! {
+                        <details class="version-pictures" data-testid="version-description">
+                            <summary>{summary}</summary>
+                            <p class="version-description-text">{text}</p>
+                        </details>
+                    }
+                })
+        }}
+    }
 }
 
 /// `v2 · edited · “a bigger button” · scripted/counter · 10:42`.
@@ -48,6 +72,9 @@ fn describe(index: usize, version: &Version) -> String {
     }
     if !version.model.is_empty() {
         parts.push(version.model.clone());
+    }
+    if let Some(pictures) = &version.pictures {
+        parts.push(pictures.label());
     }
     parts.push(local_time(version.at_ms));
     parts.join(" · ")

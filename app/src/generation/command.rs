@@ -7,7 +7,7 @@ use flint_protocol::worker::{AnswerFile, EditReport, LineEdit, WorkerRequest};
 use crate::metrics::LiveMetrics;
 use crate::review::Review;
 use crate::variations::RaceTimes;
-use crate::versions::Origin;
+use crate::versions::{FromPictures, Origin};
 
 /// Where a generation stands (the `stream-status` text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -170,6 +170,8 @@ pub enum Command {
         model: String,
         /// How it came to be.
         origin: Origin,
+        /// The pictures its prompt had, as its model took them.
+        pictures: Option<FromPictures>,
     },
     /// Offer this edit for review.
     Propose(Review),

@@ -24,6 +24,7 @@ impl Generation {
                 prompt: self.job.prompt.clone(),
                 model: self.model.clone(),
                 origin: Origin::Promoted,
+                pictures: self.job.pictures.for_version(&self.model),
             },
             Command::ShowVersion {
                 code: self.code.clone(),
@@ -44,6 +45,7 @@ impl Generation {
             prompt: self.job.prompt.clone(),
             model: self.model.clone(),
             origin,
+            pictures: self.job.pictures.for_version(&self.model),
         }
     }
 

@@ -63,8 +63,8 @@ impl Inner {
                     Target::Main => self.show(display),
                     Target::Tile(key) => self.show_in_tile(key, display),
                 },
-                Command::KeepVersion { code, parent, prompt, model, origin } => {
-                    self.keep_version_from(parent, &code, &prompt, &model, origin);
+                Command::KeepVersion { code, parent, prompt, model, origin, pictures } => {
+                    self.keep_version_from(parent, &code, &prompt, &model, pictures, origin);
                 }
                 Command::Propose(review) => self.state.review.set(Some(review)),
                 Command::ShowVersion { code, page, files, run } => {

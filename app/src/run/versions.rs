@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::{Inner, RunEvent, Runner, StreamStatus};
 use crate::interop::epoch_ms;
 use crate::review::Review;
-use crate::versions::Origin;
+use crate::versions::{FromPictures, Origin};
 
 impl Runner {
     /// Keeps `code` (the file an edit starts from) as a version when the person changed the
@@ -49,7 +49,14 @@ impl Runner {
         inner.state.edit.set(None);
         let result = review.result();
         if review.kept() > 0 {
-            inner.keep_version_from(review.parent, &result, &review.prompt, &review.model, Origin::Edited);
+            inner.keep_version_from(
+                review.parent,
+                &result,
+                &review.prompt,
+                &review.model,
+                None,
+                Origin::Edited,
+            );
         }
         inner.show_version(result, None, Vec::new());
         inner.notify(RunEvent::Edited);
@@ -67,20 +74,22 @@ impl Inner {
         });
     }
 
-    /// Keeps `code` as a new version, child of version `parent`.
+    /// Keeps `code` as a new version, child of version `parent`, with the pictures its prompt had.
     pub(super) fn keep_version_from(
         &self,
         parent: Option<usize>,
         code: &str,
         prompt: &str,
         model: &str,
+        pictures: Option<FromPictures>,
         origin: Origin,
     ) {
         if code.trim().is_empty() {
             return;
         }
         self.state.versions.update(|v| {
-            v.push_from(parent, code.to_owned(), prompt, model, epoch_ms(), origin);
+            let index = v.push_from(parent, code.to_owned(), prompt, model, epoch_ms(), origin);
+            v.note_pictures(index, pictures);
         });
     }
 
