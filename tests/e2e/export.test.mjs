@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  assertEventually, editorText, openFlint, runPrompt, useFlint, waitForStatus,
+  assertEventually, editorText, openFlint, runPrompt, savedSession, useFlint, waitForStatus,
 } from './harness.mjs';
 import { readZip } from './zip.mjs';
 
@@ -77,8 +77,9 @@ test('an edit made by hand shows in the preview and survives a reload', async ()
   await assertEventually(async () => /Edited by hand/.test(await preview.locator('body').textContent()),
     'the preview does not show the edit');
 
-  // Saved at most 300 ms after the change.
-  await page.waitForTimeout(600);
+  // Saved after a quiet spell: reload once the record holds the edit (a fixed wait races a slow machine).
+  await assertEventually(async () => JSON.stringify(await savedSession(page) ?? {}).includes('Edited by hand'),
+    'the edit was not saved');
   await page.reload();
   await page.getByTestId('restored-notice').waitFor({ timeout: 10_000 });
   await assertEventually(async () => (await editorText(page)).endsWith('Edited by hand'),

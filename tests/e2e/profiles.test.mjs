@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  assertEventually, openFlint, startGateway, useFlint, waitForStatus,
+  assertEventually, openFlint, savedSession, startGateway, useFlint, waitForStatus,
 } from './harness.mjs';
 
 const SPARK = 'scripted/counter@1000';
@@ -111,7 +111,12 @@ test('the profile comes back after a reload and travels in a share link', async 
   await page.getByTestId('prompt-input').fill('Add password login, then a settings page');
   await assertEventually(async () => (await page.getByTestId('profile-hint').count()) === 0,
     'the hint suggests Deep while Deep is on');
-  await page.waitForTimeout(600); // the session is written after a quiet spell
+  // The session is written after a quiet spell: reload once it holds the prompt and the profile
+  // (a fixed wait raced a slow machine, whose reload then shared an empty prompt).
+  await assertEventually(async () => {
+    const saved = await savedSession(page);
+    return saved?.prompt === 'Add password login, then a settings page' && saved?.profile === 'deep';
+  }, 'the session did not save the prompt and the profile');
   await page.reload();
   await assertEventually(async () => pressed(page, 'deep'), 'the profile did not come back after a reload');
 
@@ -147,7 +152,8 @@ test('"Continue cut-off answers" makes the gateway ask for the rest of an answer
     const last = requests[2].body.messages;
     assert.equal(last.at(-2).role, 'assistant', 'a continuation does not carry the answer so far');
     assert.match(last.at(-1).content, /Continue exactly where it stopped/);
-    await page.waitForTimeout(600);
+    await assertEventually(async () => (await savedSession(page))?.auto_continue === true,
+      'the session did not save the setting');
     await page.reload();
     await assertEventually(async () => page.getByTestId('auto-continue').isChecked(),
       'the setting did not survive a reload');
