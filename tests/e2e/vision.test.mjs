@@ -9,7 +9,8 @@ import {
 } from './harness.mjs';
 
 const flint = useFlint({
-  models: [{ id: 'see-images', vision: true }],
+  // `likeness-mock` does not see: it draws one look per seed, one of them the mock's.
+  models: [{ id: 'see-images', vision: true }, 'likeness-mock'],
   toml: '[vision]\nmodel = "scripted/see-images"\n',
 });
 
@@ -200,4 +201,57 @@ test('without a vision model, a run with a picture for a model that does not see
   } finally {
     await gateway.stop();
   }
+});
+
+test('a pasted mock is described as it streams and corrected; four variations of a model that does not see get the correction and are ranked by likeness', async () => {
+  await flint.upstream.reset();
+  const { page } = await openFlint(flint.browser, flint.gateway.url);
+  await waitConnected(page);
+  await page.getByTestId('model-picker').selectOption('scripted/likeness-mock');
+  await page.getByTestId('variations-count').selectOption('4');
+  // Every status line the description box shows, however briefly.
+  await page.evaluate(() => {
+    window.__statuses = [];
+    new MutationObserver(() => {
+      const line = document.querySelector('[data-testid="description-status"]')?.textContent ?? '';
+      if (line && window.__statuses.at(-1) !== line) window.__statuses.push(line);
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+  const png = [...await mockPng(page)];
+  const pasted = await page.evaluate((bytes) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([new Uint8Array(bytes)], 'mock.png', { type: 'image/png' }));
+    const event = new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true });
+    document.querySelector('[data-testid="prompt-input"]').dispatchEvent(event);
+    return event.defaultPrevented;
+  }, png);
+  assert.ok(pasted, 'the paste was left to the browser');
+  await page.getByTestId('picture-chip').waitFor();
+  await assertEventually(async () => /Described by/.test(await page.getByTestId('description-status').textContent()),
+    'the description did not finish', 15_000);
+  const statuses = await page.evaluate(() => window.__statuses);
+  assert.match(statuses[0], /scripted\/see-images is describing the pictures/, `not seen streaming: ${statuses}`);
+  await page.getByTestId('description').fill('A dark blue header band (CORRECTED) above a white page with one button.');
+  await page.getByTestId('prompt-input').fill('Build this page');
+  await page.getByTestId('run-button').click();
+  const tiles = page.getByTestId('variation-tile');
+  await assertEventually(async () => (await tiles.count()) === 4, 'there are not four tiles');
+  await waitForStatus(page, 'done');
+  const runs = await requestsFor('likeness-mock');
+  assert.equal(runs.length, 4, 'four variations');
+  for (const run of runs) {
+    const asked = lastUser(run);
+    assert.equal(asked.images.length, 0, 'a variation of a model that does not see was sent the picture');
+    assert.match(asked.text, /CORRECTED/, 'a variation did not get the corrected description');
+  }
+  const scored = page.locator('[data-testid="variation-tile"] [data-testid="likeness"][data-state="done"]');
+  await assertEventually(async () => (await scored.count()) === 4, 'not every tile shows a likeness score', 30_000);
+  // The tile whose seed draws the mock's look ranks first.
+  const first = page.locator('[data-testid="variation-tile"][data-rank="1"]');
+  const best = Number(await first.getByTestId('likeness').getAttribute('data-score'));
+  const scores = [];
+  for (let i = 0; i < 4; i++) scores.push(Number(await tiles.nth(i).getByTestId('likeness').getAttribute('data-score')));
+  assert.equal(best, Math.max(...scores), `the first-ranked tile is not the likest: ${best} of ${scores}`);
+  assert.ok(best > Math.min(...scores), `the looks were not told apart: ${scores}`);
+  assert.equal((await requestsFor('see-images')).length, 1, 'one description for the four variations');
 });
