@@ -11,18 +11,16 @@
 //   the text the frame has is sent as the appended text alone (`append`), and the frame copies what
 //   it changed from an incremental parse (public/preview-live.js); any other is sent whole and
 //   morphed;
-// - when the answer is complete, a final frame loads hidden behind the visible one, receives the
-//   document, writes it, and is swapped in once the page is parsed, so there is never a blank frame.
+// - when the answer is complete (or a streaming React project builds: `runLive`), a final frame
+//   loads hidden behind the visible one, receives the document, writes it, and is swapped in once
+//   the page has loaded, so there is never a blank frame.
 // A frame that loads again has navigated (or reloaded): the runtime frame is then discarded and
-// made anew, and a final frame is started again in a fresh frame (see `#reloaded`).
-// Exactly one frame, the visible one, carries data-testid="preview-frame".
-//
-// Several previews (variation tiles) share one frame budget: see `scheduler` in preview_pacing.js.
-// Their console lines are limited, clipped and handed to the app once per animation frame: see
-// `ConsoleLimiter` in preview_console.js.
+// made anew, and a final frame is started again in a fresh frame (see `#reloaded`). Exactly one
+// frame, the visible one, carries data-testid="preview-frame". Previews (variation tiles) share one
+// frame budget (`scheduler`, preview_pacing.js); console lines: `ConsoleLimiter`, preview_console.js.
 
 import { messageProblem } from './frame_messages.js';
-import { CONSOLE_QUEUE_MAX, ConsoleLimiter, consoleOut } from './preview_console.js';
+import { PreviewConsole } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
 
@@ -32,12 +30,15 @@ export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './previ
 // A page that reloads itself is started again, but not more than this often.
 const RESTARTS_MAX = 3;
 const RESTART_WINDOW_MS = 10_000;
+// A streaming project's page still starting is given this long before a newer one replaces it.
+const LIVE_WAIT_MS = 3_000;
 
 export class FlintPreview {
   constructor(container, runtimeUrl, onConsole) {
     this.container = container;
     this.runtimeUrl = runtimeUrl;
-    this.onConsole = onConsole;
+    // The pages' console lines, limited and handed to `onConsole` once per animation frame.
+    this.console = new PreviewConsole(onConsole);
     this.runtime = null;
     this.runtimeReady = false;
     this.disposed = false;
@@ -51,11 +52,9 @@ export class FlintPreview {
     this.sent = null;
     this.inFlight = false;
     this.newAnswer = false;
+    // A streaming project's newest page, waiting for the one still starting (`runLive`).
+    this.nextLive = null;
     this.restarts = [];
-    // Console lines waiting for the next animation frame, and the limits they passed.
-    this.limiter = new ConsoleLimiter();
-    this.lines = [];
-    this.dropTimer = 0;
     // For the scheduler: the last morph's cost (ms), when it was last posted, whether it is seen.
     this.cost = 1;
     this.lastPosted = -Infinity;
@@ -72,6 +71,7 @@ export class FlintPreview {
   /** A new answer starts: its first snapshot replaces whatever the previous answer left on screen. */
   begin() {
     this.newAnswer = true;
+    this.nextLive = null;
     // A finished page still waiting for its frame belongs to the previous answer.
     this.runs++;
     // Its finished page will need a frame: load one while the answer streams.
@@ -113,6 +113,7 @@ export class FlintPreview {
    */
   run(doc, onShown) {
     this.newAnswer = false;
+    this.nextLive = null;
     const run = ++this.runs;
     if (this.spare) {
       // No frame to create: the page is written as soon as the spare frame is ready.
@@ -122,6 +123,21 @@ export class FlintPreview {
     frameQueue.add(() => {
       if (!this.disposed && run === this.runs) this.#runNow(doc, onShown);
     });
+  }
+
+  /**
+   * Runs a streaming project's page `doc` like `run`, except that a page still starting (fetching
+   * and compiling its modules, often longer than the stream takes to change) is left to finish: the
+   * newest page waits for it and runs once it shows. Discarding it for each newer page, as `run`
+   * does, would leave the preview unchanged until the stream ended.
+   */
+  runLive(doc) {
+    const starting = this.finals.find((f) => f !== this.front && !f.shown);
+    if (starting && performance.now() - starting.startedAt < LIVE_WAIT_MS) {
+      this.nextLive = doc;
+      return;
+    }
+    this.run(doc, () => {});
   }
 
   /**
@@ -140,21 +156,12 @@ export class FlintPreview {
 
   dispose() {
     scheduler.forget(this);
-    consoleOut.previews.delete(this);
-    clearTimeout(this.dropTimer);
+    this.console.dispose();
     this.visibility.disconnect();
     this.disposed = true;
     this.runtime?.discard();
     this.spare?.discard();
     for (const f of this.finals) f.discard();
-  }
-
-  /** Hands the waiting console lines to the app (once per animation frame, see `consoleOut`). */
-  flushConsole() {
-    const lines = this.lines;
-    this.lines = [];
-    if (this.disposed) return;
-    for (const [level, text] of lines) this.onConsole(level, text);
   }
 
   /** A message from one of this preview's frames, over its port. */
@@ -205,7 +212,7 @@ export class FlintPreview {
         if (frame.kind === 'final' && frame.sent) this.#show(frame);
         break;
       case 'console':
-        this.#log(data.level, data.text);
+        this.console.log(data.level, data.text);
         break;
       case 'pong':
         frame.pong(data.id);
@@ -240,7 +247,7 @@ export class FlintPreview {
     if (frame.kind === 'runtime' || !frame.sent) {
       // Only preview.html ever ran in this frame, and it never navigates: something in a snapshot
       // did. Whatever is in the frame now gets nothing more.
-      this.#note('warn', 'A preview frame navigated away while an answer was shown; it was replaced with a fresh one.');
+      this.console.note('warn', 'A preview frame navigated away while an answer was shown; it was replaced with a fresh one.');
       if (frame === this.runtime) this.#replaceRuntime(frame);
       else this.#dropFinal(frame);
       return;
@@ -291,6 +298,7 @@ export class FlintPreview {
     frame ??= new Frame(this, 'final');
     frame.doc = doc;
     frame.onShown = onShown;
+    frame.startedAt = performance.now();
     this.finals.push(frame);
     if (frame.ready) {
       frame.sent = true;
@@ -314,12 +322,12 @@ export class FlintPreview {
     const now = performance.now();
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     if (this.restarts.length >= RESTARTS_MAX) {
-      this.#note('warn', 'The page keeps reloading or navigating away, so it is left as it is: run it again to start it over.');
+      this.console.note('warn', 'The page keeps reloading or navigating away, so it is left as it is: run it again to start it over.');
       this.#show(frame);
       return;
     }
     this.restarts.push(now);
-    this.#note('warn', 'The page reloaded or navigated away; it was started again.');
+    this.console.note('warn', 'The page reloaded or navigated away; it was started again.');
     const onShown = frame.shown ? null : frame.onShown;
     frame.onShown = null;
     this.#startFinal(frame.doc, onShown);
@@ -328,14 +336,14 @@ export class FlintPreview {
   /** `frame` sent more than it may in a second (`over`: 'messages' or 'bytes'): it is not heard again. */
   #flooded(frame, over) {
     if (frame.kind === 'runtime') {
-      this.#note('warn', 'A preview frame sent more than Flint\'s runtime ever does; it was replaced with a fresh one.');
+      this.console.note('warn', 'A preview frame sent more than Flint\'s runtime ever does; it was replaced with a fresh one.');
       this.#replaceRuntime(frame);
       return;
     }
     frame.close();
     frame.muted = true;
     const what = over === 'bytes' ? `${FRAME_BYTES_PER_S / 1e6} MB of messages` : `${FRAME_MESSAGES_PER_S} messages`;
-    this.#note('warn', `The page sent more than ${what} in a second; its console is no longer shown.`);
+    this.console.note('warn', `The page sent more than ${what} in a second; its console is no longer shown.`);
   }
 
   #show(frame) {
@@ -345,6 +353,8 @@ export class FlintPreview {
     const onShown = frame.onShown;
     frame.onShown = null;
     onShown?.();
+    const next = this.nextLive;
+    if (next !== null) this.runLive(next);
   }
 
   #bringToFront(frame) {
@@ -362,32 +372,6 @@ export class FlintPreview {
       if (old !== frame) old.discard();
     }
     this.finals = this.finals.filter((f) => f === frame);
-  }
-
-  /** A console line from a frame: limited, clipped, queued for the next animation frame. */
-  #log(level, text) {
-    const now = performance.now();
-    for (const line of this.limiter.add(level, text, now)) this.#queue(line);
-    const wait = this.limiter.pending(now);
-    if (wait !== null && !this.dropTimer) {
-      // Report the dropped lines when the window ends, even if the page then falls silent.
-      this.dropTimer = setTimeout(() => {
-        this.dropTimer = 0;
-        for (const line of this.limiter.roll(performance.now())) this.#queue(line);
-      }, wait + 1);
-    }
-  }
-
-  /** A line from Flint itself about this preview (not limited). */
-  #note(level, text) {
-    this.#queue([level, text]);
-  }
-
-  #queue(line) {
-    if (this.disposed) return;
-    this.lines.push(line);
-    if (this.lines.length > CONSOLE_QUEUE_MAX) this.lines.splice(0, this.lines.length - CONSOLE_QUEUE_MAX);
-    consoleOut.request(this);
   }
 }
 

@@ -82,3 +82,55 @@ export class ConsoleLimiter {
     return this.dropped > 0 ? Math.max(0, this.start + 1000 - now) : null;
   }
 }
+
+/** One preview's console: its pages' lines limited and clipped, Flint's own notes unlimited, all
+ * queued and handed to `onConsole(level, text)` once per animation frame (`consoleOut`). */
+export class PreviewConsole {
+  constructor(onConsole) {
+    this.onConsole = onConsole;
+    this.limiter = new ConsoleLimiter();
+    this.lines = [];
+    this.dropTimer = 0;
+    this.disposed = false;
+  }
+
+  /** A console line from a page. */
+  log(level, text) {
+    const now = performance.now();
+    for (const line of this.limiter.add(level, text, now)) this.#queue(line);
+    const wait = this.limiter.pending(now);
+    if (wait !== null && !this.dropTimer) {
+      // Report the dropped lines when the window ends, even if the page then falls silent.
+      this.dropTimer = setTimeout(() => {
+        this.dropTimer = 0;
+        for (const line of this.limiter.roll(performance.now())) this.#queue(line);
+      }, wait + 1);
+    }
+  }
+
+  /** A line from Flint itself about this preview (not limited). */
+  note(level, text) {
+    this.#queue([level, text]);
+  }
+
+  /** Hands the waiting lines to the app (`consoleOut` calls it). */
+  flushConsole() {
+    const lines = this.lines;
+    this.lines = [];
+    if (this.disposed) return;
+    for (const [level, text] of lines) this.onConsole(level, text);
+  }
+
+  dispose() {
+    this.disposed = true;
+    consoleOut.previews.delete(this);
+    clearTimeout(this.dropTimer);
+  }
+
+  #queue(line) {
+    if (this.disposed) return;
+    this.lines.push(line);
+    if (this.lines.length > CONSOLE_QUEUE_MAX) this.lines.splice(0, this.lines.length - CONSOLE_QUEUE_MAX);
+    consoleOut.request(this);
+  }
+}

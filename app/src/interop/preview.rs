@@ -98,6 +98,9 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn run(this: &FlintPreview, doc: &str, on_shown: &Closure<dyn FnMut()>);
 
+    #[wasm_bindgen(method, js_name = runLive)]
+    fn run_live(this: &FlintPreview, doc: &str);
+
     #[wasm_bindgen(method)]
     fn dispose(this: &FlintPreview);
 
@@ -161,6 +164,13 @@ impl Preview {
         let callback = Closure::once(on_shown);
         self.js.run(doc, &callback);
         *self.on_shown.borrow_mut() = Some(callback);
+    }
+
+    /// Runs a streaming project's page: like [`Self::run`], but a page still starting is left to
+    /// show first (only the newest waits for it), so a page slower to start than the stream is to
+    /// change still shows while it streams.
+    pub fn run_live(&self, doc: &str) {
+        self.js.run_live(doc);
     }
 
     /// Runs the complete document `doc` a second time, hidden, and judges it (what shows, the

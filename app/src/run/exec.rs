@@ -168,7 +168,7 @@ impl Inner {
                 preview.begin();
             }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
-            PreviewChange::Live(doc) => preview.run(&doc, || {}),
+            PreviewChange::Live(doc) => preview.run_live(&doc),
             PreviewChange::Run(doc) => {
                 preview.run(&doc, move || {
                     if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
