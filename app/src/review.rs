@@ -1,7 +1,8 @@
 //! Reviewing a proposed edit: the hunks between the current version and the proposal, each kept or
-//! rejected, and the code that results.
+//! rejected, and the code that results. A project's hunks each change one file
+//! ([`flint_protocol::diff::project_hunks`]): the review groups them by file.
 
-use flint_protocol::diff::{DiffHunk, merge};
+use flint_protocol::diff::{DiffHunk, FileChange, merge};
 
 /// A proposal under review.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +34,65 @@ pub struct HunkView {
     pub added: Vec<Vec<(String, bool)>>,
 }
 
+/// The hunks of one file of a project, as the review groups them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileGroup {
+    /// The file's path (`components/Header.tsx`).
+    pub path: String,
+    /// Whether the edit changes, adds or removes the file.
+    pub change: FileChange,
+    /// Its hunks (indices into [`Review::hunks`]), in order.
+    pub hunks: Vec<usize>,
+}
+
+impl FileGroup {
+    /// The group's heading: the path and what happens to it (`App.tsx · 2 changes`).
+    pub fn heading(&self) -> String {
+        let what = match (self.change, self.hunks.len()) {
+            (FileChange::Added, _) => "new file".to_owned(),
+            (FileChange::Removed, _) => "file removed".to_owned(),
+            (FileChange::Edited, 1) => "1 change".to_owned(),
+            (FileChange::Edited, n) => format!("{n} changes"),
+        };
+        format!("{} · {what}", self.path)
+    }
+
+    /// The accessible names of its "Accept all" and "Reject all" buttons, which say how many
+    /// changes of which file they act on.
+    pub fn button_names(&self) -> (String, String) {
+        let what = match self.hunks.len() {
+            1 => format!("the change in {}", self.path),
+            n => format!("all {n} changes in {}", self.path),
+        };
+        (format!("Accept {what}"), format!("Reject {what}"))
+    }
+}
+
 impl Review {
+    /// The hunks grouped by file, in the project's order; empty for a page or a single file
+    /// (whose review is one list).
+    pub fn files(&self) -> Vec<FileGroup> {
+        let mut groups: Vec<FileGroup> = Vec::new();
+        for (i, hunk) in self.hunks.iter().enumerate() {
+            let Some(file) = &hunk.file else { continue };
+            match groups.iter_mut().find(|g| g.path == file.path) {
+                Some(group) => group.hunks.push(i),
+                None => {
+                    groups.push(FileGroup { path: file.path.clone(), change: file.change, hunks: vec![i] })
+                }
+            }
+        }
+        groups
+    }
+
+    /// Keeps or rejects every hunk of the file at `path`.
+    pub fn set_file(&mut self, path: &str, keep: bool) {
+        let in_file = self.hunks.iter().map(|h| h.file.as_ref().is_some_and(|f| f.path == path));
+        for (kept, _) in self.accepted.iter_mut().zip(in_file).filter(|(_, in_file)| *in_file) {
+            *kept = keep;
+        }
+    }
+
     /// Unticks every hunk that changes lines outside `lines` (1-based, inclusive, of the base):
     /// an edit scoped to a picked element keeps only what falls inside it. Returns how many.
     pub fn keep_only_within(&mut self, (first, last): (usize, usize)) -> usize {
@@ -94,19 +153,25 @@ impl Review {
         (hunk.old.start as isize + shift).max(0) as usize + 1
     }
 
-    /// Hunk `index` for display.
+    /// Hunk `index` for display: a project's hunk by its file's own lines and without fences.
     pub fn view(&self, index: usize) -> Option<HunkView> {
         let hunk = self.hunks.get(index)?;
-        let first = hunk.old.start + 1;
-        let place = match hunk.old.len() {
-            0 => format!("after line {}", hunk.old.start),
-            1 => format!("line {first}"),
-            n => format!("lines {first}–{}", first + n - 1),
+        let (lines, old_bytes, new_bytes) = match &hunk.file {
+            Some(file) => (file.old.clone(), file.old_shown.clone(), file.new_shown.clone()),
+            None => (hunk.old.clone(), hunk.old_bytes.clone(), hunk.new_bytes.clone()),
+        };
+        let first = lines.start + 1;
+        let place = match (hunk.file.as_ref().map(|f| f.change), lines.len()) {
+            (Some(FileChange::Added), _) => "new file".to_owned(),
+            (Some(FileChange::Removed), _) => "file removed".to_owned(),
+            (_, 0) => format!("after line {}", lines.start),
+            (_, 1) => format!("line {first}"),
+            (_, n) => format!("lines {first}–{}", first + n - 1),
         };
         Some(HunkView {
             place,
-            removed: marked_lines(&self.base, hunk.old_bytes.clone(), &hunk.old_words),
-            added: marked_lines(&self.proposal, hunk.new_bytes.clone(), &hunk.new_words),
+            removed: marked_lines(&self.base, old_bytes, &hunk.old_words),
+            added: marked_lines(&self.proposal, new_bytes, &hunk.new_words),
         })
     }
 }
@@ -150,83 +215,5 @@ fn marked_lines(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `old` → `new` where line 2 and line 4 change: two hunks, as the worker's diff gives them.
-    fn review() -> Review {
-        let base = "a\nb\nc\nd\n".to_owned();
-        let proposal = "a\nB b\nc\nD\n".to_owned();
-        let hunks = vec![
-            DiffHunk {
-                old: 1..2,
-                new: 1..2,
-                old_bytes: 2..4,
-                new_bytes: 2..6,
-                old_words: vec![],
-                new_words: std::iter::once(2..4).collect(),
-            },
-            DiffHunk { old: 3..4, new: 3..4, old_bytes: 6..8, new_bytes: 8..10, ..Default::default() },
-        ];
-        Review::new(base, proposal, hunks)
-    }
-
-    #[test]
-    fn keeping_some_hunks_gives_exactly_those_changes() {
-        let mut r = review();
-        assert_eq!(r.result(), r.proposal);
-        r.set(1, false);
-        assert_eq!(r.result(), "a\nB b\nc\nd\n");
-        assert_eq!(r.kept(), 1);
-        r.set_all(false);
-        assert_eq!(r.result(), r.base);
-        r.set(7, true);
-        assert_eq!(r.kept(), 0);
-    }
-
-    #[test]
-    fn an_edit_scoped_to_a_picked_element_keeps_only_the_hunks_inside_it() {
-        // Hunks change line 2 and line 4 (1-based); the element spans lines 2–3.
-        let mut r = review();
-        assert_eq!(r.keep_only_within((2, 3)), 1);
-        assert_eq!(r.accepted, [true, false]);
-        assert_eq!(r.result(), "a\nB b\nc\nd\n");
-        let mut r = review();
-        assert_eq!(r.keep_only_within((1, 4)), 0, "both inside");
-        let mut r = review();
-        assert_eq!(r.keep_only_within((3, 3)), 2, "neither inside");
-        let mut r = review();
-        r.hunks[1].old = 2..2;
-        assert_eq!(r.keep_only_within((2, 3)), 0, "an insertion between the element's lines is inside");
-        let mut r = review();
-        r.hunks[1].old = 3..3;
-        assert_eq!(r.keep_only_within((2, 3)), 1, "an insertion after its last line is not");
-    }
-
-    #[test]
-    fn a_hunk_is_found_in_the_result_whatever_is_kept_before_it() {
-        let mut r = review();
-        r.hunks[0].new = 1..3;
-        assert_eq!(r.line_in_result(1), 5, "the first hunk adds a line");
-        r.set(0, false);
-        assert_eq!(r.line_in_result(1), 4);
-        assert_eq!(r.line_in_result(9), 1);
-    }
-
-    #[test]
-    fn hunks_that_do_not_fit_leave_the_base() {
-        let mut r = review();
-        r.hunks[1].new_bytes = 8..99;
-        assert_eq!(r.result(), r.base);
-    }
-
-    #[test]
-    fn a_hunk_is_shown_with_its_changed_words() {
-        let r = review();
-        let v = r.view(0).unwrap();
-        assert_eq!(v.place, "line 2");
-        assert_eq!(v.removed, vec![vec![("b".to_owned(), true)]]);
-        assert_eq!(v.added, vec![vec![("B ".to_owned(), true), ("b".to_owned(), false)]]);
-        assert!(r.view(2).is_none());
-    }
-}
+#[path = "review_tests.rs"]
+mod tests;

@@ -1,9 +1,13 @@
 //! Hunks of a line diff, as the worker computes them and the page reviews them, and applying a
-//! chosen subset of them. The diff itself is computed in the worker (`flint_worker::diff`).
+//! chosen subset of them. The diff itself is computed in the worker (`flint_worker::diff`); a
+//! project's hunks are per file ([`files`]).
 
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
+
+mod files;
+pub use files::*;
 
 /// One change: old lines replaced by new lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +27,10 @@ pub struct DiffHunk {
     /// Changed words within the new lines (bytes of the new text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub new_words: Vec<Range<usize>>,
+    /// In a project, the one file the hunk changes (its path and its own lines); `None` for a
+    /// page or a single file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<HunkFile>,
 }
 
 /// `old` with the hunks (computed from `old` to `new`) whose entry in `accepted` is `true` applied;

@@ -1,13 +1,14 @@
 // A React project is files (issue 27, item 1): its files get tabs above the editor, a hand edit of
 // any file rebuilds the page, the project is kept whole (the saved session, versions, share links),
-// and an edit prompt sends every file and applies blocks that name their file, a new file included.
+// and an edit prompt sends every file and applies blocks that name their file, a new file included;
+// its review is per file (item 6).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   assertEventually, editorText, openFlint, runPrompt, savedSession, seriousViolations, useFlint, waitForStatus,
 } from './harness.mjs';
 
-const flint = useFlint({ models: ['react-files@2000', 'react-files-edit@2000'] });
+const flint = useFlint({ models: ['react-files@2000', 'react-files-edit@2000', 'react-three@2000', 'react-three-edit@2000'] });
 
 const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
 const tabs = (page) => page.getByTestId('file-tab');
@@ -91,6 +92,56 @@ test('an edit prompt sends every file and applies blocks that name their file, a
   await frame.getByRole('heading', { name: 'My todos!' }).waitFor({ timeout: 10_000 });
   await frame.getByTestId('footer').filter({ hasText: 'Made with Flint' }).waitFor({ timeout: 5_000 });
   assert.deepEqual((await tabNames(page)).at(-1), 'Footer.tsx · components', 'the new file has no tab');
+  assert.deepEqual(problems, []);
+});
+
+/** The text of the file at `path` in a project's text. */
+function fileOf(code, path) {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return code.match(new RegExp(`\`\`\`\\w+ ${escaped}\n([\\s\\S]*?)\`\`\`\n`))?.[1];
+}
+
+test('an edit of two files of a project is reviewed file by file, and one file can be kept alone', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-three@2000', 'a React shopping list');
+  await waitForStatus(page, 'done');
+  await tabs(page).first().waitFor({ timeout: 5_000 });
+  await assertEventually(async () => (await savedSession(page))?.generation?.code?.includes('Shopping list'),
+    'the project was not saved');
+  const before = (await savedSession(page)).generation.code;
+
+  await runPrompt(page, 'scripted/react-three-edit@2000', 'an exclamation mark, and four things');
+  await waitForStatus(page, 'done');
+  const review = page.getByTestId('diff-review');
+  await review.waitFor({ timeout: 10_000 });
+  // One group per changed file, in the project's order; index.css, untouched, has none.
+  assert.deepEqual((await review.getByTestId('hunk-file-heading').allTextContents()).map((t) => t.trim()),
+    ['App.tsx · 1 change', 'components/Header.tsx · 1 change']);
+  const group = (path) => review.locator(`[data-testid="hunk-file"][data-path="${path}"]`);
+  assert.match(await group('App.tsx').getByTestId('hunk').textContent(), /line 8/, 'not a line of App.tsx');
+  assert.match(await group('components/Header.tsx').getByTestId('hunk').textContent(), /line 4/);
+  assert.doesNotMatch(await review.locator('.hunk-list').textContent(), /```/, 'a fence line is shown');
+  assert.deepEqual(await seriousViolations(page), []);
+
+  // Reject App.tsx's change with its named button, from the keyboard.
+  await review.getByRole('button', { name: 'Reject the change in App.tsx', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  await assertEventually(async () => /1 of 2 changes kept/.test(await review.getByTestId('review-count').textContent()),
+    'rejecting App.tsx did not untick its change');
+  assert.equal(await group('App.tsx').getByTestId('hunk-keep').isChecked(), false);
+  assert.equal(await group('components/Header.tsx').getByTestId('hunk-keep').isChecked(), true);
+  await page.getByTestId('apply-review').click();
+  await review.waitFor({ state: 'detached', timeout: 5_000 });
+
+  const frame = preview(page);
+  await frame.getByRole('heading', { name: 'Shopping list!', exact: true }).waitFor({ timeout: 10_000 });
+  assert.equal((await frame.getByTestId('intro').textContent()).trim(), 'Three things to buy.', 'App.tsx changed');
+  await assertEventually(async () => (await savedSession(page))?.generation?.code?.includes('{title}!</h1>'),
+    'the kept change of Header.tsx was not saved');
+  const after = (await savedSession(page)).generation.code;
+  assert.equal(fileOf(after, 'App.tsx'), fileOf(before, 'App.tsx'), 'App.tsx is not byte-equal');
+  assert.equal(fileOf(after, 'index.css'), fileOf(before, 'index.css'));
+  assert.ok(fileOf(before, 'App.tsx'), 'App.tsx was not found in the saved project');
   assert.deepEqual(problems, []);
 });
 

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use flint_protocol::diff::{DiffHunk, merge};
+use flint_protocol::diff::{DiffHunk, merge, project_hunks};
 use imara_diff::{Algorithm, Diff, InternedInput, Token};
 
 /// Hunks bigger than this (bytes, either side) get no word highlights: they are rewrites, where
@@ -41,9 +41,23 @@ pub fn diff(old: &str, new: &str) -> Vec<DiffHunk> {
             let old_bytes = old_starts[old_lines.start]..old_starts[old_lines.end];
             let new_bytes = new_starts[new_lines.start]..new_starts[new_lines.end];
             let (old_words, new_words) = words_changed(old, old_bytes.clone(), new, new_bytes.clone());
-            DiffHunk { old: old_lines, new: new_lines, old_bytes, new_bytes, old_words, new_words }
+            DiffHunk {
+                old: old_lines,
+                new: new_lines,
+                old_bytes,
+                new_bytes,
+                old_words,
+                new_words,
+                file: None,
+            }
         })
         .collect()
+}
+
+/// The hunks that turn `old` into `new` for review: per file when both are projects (no hunk reads
+/// across two files or touches a fence), else [`diff`] of the whole texts.
+pub fn review_hunks(old: &str, new: &str) -> Vec<DiffHunk> {
+    project_hunks(old, new, diff).unwrap_or_else(|| diff(old, new))
 }
 
 /// Splits a line into words (letters, digits and `_`), whitespace runs and single other characters.

@@ -140,6 +140,16 @@ fn in_a_project_a_file_written_whole_replaces_its_own_and_a_new_one_joins() {
         assert_eq!(edit.report().applied, 3);
         assert_eq!(edit.language(), "markdown");
     }
+    // Its review is per file: a hunk in each changed file, in its own lines, and the new file whole.
+    let (edit, parser) = stream(&base, answer, answer.len());
+    let hunks = crate::diff::review_hunks(&base, &edit.final_text(&parser));
+    let files: Vec<_> = hunks
+        .iter()
+        .filter_map(|h| h.file.as_ref())
+        .map(|f| (f.path.as_str(), f.change, f.old.clone()))
+        .collect();
+    use flint_protocol::diff::FileChange::{Added, Edited};
+    assert_eq!(files, [("App.tsx", Edited, 1..2), ("B.tsx", Edited, 0..1), ("C.tsx", Added, 0..0)]);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use flint_protocol::StreamId;
 use flint_protocol::worker::{AnswerFile, EditKind, EditReport, LineEdit, ParsedUpdate, PreviewPackages};
 
-use crate::diff::diff;
+use crate::diff::review_hunks;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
@@ -288,7 +288,7 @@ impl StreamState {
         let Some(edit) = &self.edit else { return answer_files(&self.parser, None) };
         let text = edit.stream.final_text(&self.parser);
         if let Some(report) = report {
-            report.hunks = diff(edit.stream.base(), &text);
+            report.hunks = review_hunks(edit.stream.base(), &text);
         }
         match edit.stream.kind() {
             EditKind::WholeFile => answer_files(&self.parser, Some(text)),

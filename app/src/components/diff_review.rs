@@ -5,12 +5,13 @@ use leptos::prelude::*;
 use send_wrapper::SendWrapper;
 
 use crate::interop::diff_view::DiffView;
-use crate::review::HunkView;
+use crate::review::{FileGroup, HunkView, Review};
 use crate::run::expect_runner;
 use crate::share::code_language;
 
-/// The proposal as hunks to keep or reject (changed words marked), "Keep all", "Reject all" and
-/// "Apply", above Monaco's diff between the current version and the result of the choices.
+/// The proposal as hunks to keep or reject (changed words marked; a project's grouped by file,
+/// each file with its own "Accept all" and "Reject all"), "Keep all", "Reject all" and "Apply",
+/// above Monaco's diff between the current version and the result of the choices.
 #[component]
 pub fn DiffReview() -> impl IntoView {
     let runner = expect_runner();
@@ -33,37 +34,19 @@ pub fn DiffReview() -> impl IntoView {
 
     let counts =
         Memo::new(move |_| review.with(|r| r.as_ref().map_or((0, 0), |r| (r.kept(), r.hunks.len()))));
+    // A project's hunks sit under a heading per file, with that file's "Accept all" and
+    // "Reject all"; a page's are one list, as they always were.
     let hunks = move || {
         review.with(|r| {
             let Some(r) = r else { return Vec::new() };
-            (0..r.hunks.len())
-                .filter_map(|i| {
-                    let hunk = r.view(i)?;
-                    let kept = r.accepted[i];
-                    let line = r.line_in_result(i) as u32;
-                    Some(view! {
-                        <li class="hunk" class:rejected=!kept data-testid="hunk">
-                            <label class="hunk-head">
-                                <input
-                                    type="checkbox"
-                                    data-testid="hunk-keep"
-                                    prop:checked=kept
-                                    on:change=move |ev| runner.review_hunk(i, event_target_checked(&ev))
-                                />
-                                {format!("Change {} · {}", i + 1, hunk.place)}
-                            </label>
-                            <button
-                                class="link"
-                                title="Show it in the diff"
-                                on:click=move |_| diff.with_value(|d| if let Some(d) = d { d.reveal(line) })
-                            >
-                                "show"
-                            </button>
-                            <pre class="hunk-lines">{lines(hunk)}</pre>
-                        </li>
-                    })
-                })
-                .collect::<Vec<_>>()
+            let groups = r.files();
+            if groups.is_empty() {
+                return (0..r.hunks.len())
+                    .filter_map(|i| hunk_item(r, i, diff))
+                    .map(IntoAny::into_any)
+                    .collect();
+            }
+            groups.into_iter().map(|group| file_item(r, group, diff).into_any()).collect::<Vec<_>>()
         })
     };
     let keep_all = {
@@ -98,6 +81,75 @@ pub fn DiffReview() -> impl IntoView {
             <ol class="hunk-list">{hunks}</ol>
             <div class="diff-editor" data-testid="diff-editor" node_ref=container></div>
         </section>
+    }
+}
+
+/// Monaco's diff, once it has loaded.
+type Diff = StoredValue<Option<SendWrapper<DiffView>>, LocalStorage>;
+
+/// Hunk `i` of the review as an item to keep or reject.
+fn hunk_item(r: &Review, i: usize, diff: Diff) -> Option<impl IntoView + use<>> {
+    let runner = expect_runner();
+    let hunk = r.view(i)?;
+    let kept = r.accepted.get(i).copied().unwrap_or(false);
+    let line = r.line_in_result(i) as u32;
+    Some(view! {
+        <li class="hunk" class:rejected=!kept data-testid="hunk">
+            <label class="hunk-head">
+                <input
+                    type="checkbox"
+                    data-testid="hunk-keep"
+                    prop:checked=kept
+                    on:change=move |ev| runner.review_hunk(i, event_target_checked(&ev))
+                />
+                {format!("Change {} · {}", i + 1, hunk.place)}
+            </label>
+            <button
+                class="link"
+                title="Show it in the diff"
+                on:click=move |_| diff.with_value(|d| if let Some(d) = d { d.reveal(line) })
+            >
+                "show"
+            </button>
+            <pre class="hunk-lines">{lines(hunk)}</pre>
+        </li>
+    })
+}
+
+/// One file of a project's review: its heading (path, how many changes), buttons that keep or
+/// reject all of its hunks, and the hunks.
+fn file_item(r: &Review, group: FileGroup, diff: Diff) -> impl IntoView + use<> {
+    let runner = expect_runner();
+    let (accept_name, reject_name) = group.button_names();
+    let (accept, reject) =
+        if group.hunks.len() == 1 { ("Accept", "Reject") } else { ("Accept all", "Reject all") };
+    let items: Vec<_> = group.hunks.iter().filter_map(|&i| hunk_item(r, i, diff)).collect();
+    let heading = group.heading();
+    let path = group.path;
+    let (reject_path, data_path) = (path.clone(), path.clone());
+    view! {
+        <li class="hunk-file" data-testid="hunk-file" data-path=data_path>
+            <div class="hunk-file-head">
+                <h3 class="hunk-file-name" data-testid="hunk-file-heading">{heading}</h3>
+                <button
+                    class="btn small"
+                    data-testid="file-accept"
+                    aria-label=accept_name
+                    on:click=move |_| runner.review_file(&path, true)
+                >
+                    {accept}
+                </button>
+                <button
+                    class="btn small"
+                    data-testid="file-reject"
+                    aria-label=reject_name
+                    on:click=move |_| runner.review_file(&reject_path, false)
+                >
+                    {reject}
+                </button>
+            </div>
+            <ol class="hunk-group">{items}</ol>
+        </li>
     }
 }
 

@@ -36,6 +36,11 @@ impl Runner {
         self.inner().update_review(|r| r.set(index, keep));
     }
 
+    /// Keeps or rejects every hunk of one file of a project's review.
+    pub fn review_file(&self, path: &str, keep: bool) {
+        self.inner().update_review(|r| r.set_file(path, keep));
+    }
+
     /// Keeps or rejects every hunk of the review.
     pub fn review_all(&self, keep: bool) {
         self.inner().update_review(|r| r.set_all(keep));
