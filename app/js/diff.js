@@ -32,6 +32,9 @@ export class FlintDiff {
       fontSize: 13,
       lineHeight: 19,
       scrollBeyondLastLine: false,
+      // Each side's text area is an input to assistive tech: it needs a name (axe, serious).
+      originalAriaLabel: 'The code before the edit (read only)',
+      modifiedAriaLabel: 'The code after the edit (read only)',
     });
     this.editor.setModel({ original: this.original, modified: this.modified });
     if (this.target) this.show(...this.target);
