@@ -1,0 +1,113 @@
+//! A prompt's pictures in a share link (issue 28): they travel only in a stored link, never in the
+//! `#p=` fragment. Share sends them beside the link text; `/s/<id>` opens the app at
+//! `#p=<link>&s=<id>`, and the page fetches them from `GET /api/share/<id>/pictures`, checks them
+//! again (a row edited in the gateway's database must not break the page) and attaches them
+//! without describing or running anything until the person asks.
+
+use flint_protocol::stored_link::{MAX_PICTURE_NAME_CHARS, SharedPicture, StoredPictures, check_pictures};
+use leptos::prelude::Set as _;
+
+use crate::interop::http::{FetchError, get_json};
+use crate::pictures::{Attached, Pictures, SavedPictures};
+
+/// The fragment key naming the stored link whose pictures to fetch: `&s=<id>`.
+const KEY: &str = "s=";
+
+/// The stored link id in a page's `location.hash` (`#p=…&s=<id>`), if it names one an id could be
+/// (32 hex digits, as the gateway makes them); anything else is ignored, never fetched.
+pub fn stored_in_hash(hash: &str) -> Option<&str> {
+    let fragment = hash.strip_prefix('#').unwrap_or(hash);
+    let id = fragment.split('&').find_map(|part| part.strip_prefix(KEY))?;
+    (id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
+}
+
+/// Where the page fetches the pictures of the stored link `id`.
+pub fn pictures_url(id: &str) -> String {
+    format!("/api/share/{id}/pictures")
+}
+
+/// Fetches the pictures of the stored link `id` and attaches them, held (nothing describes them
+/// until the person asks); or says why not where a refused picture is shown.
+pub fn attach_from(id: &str, pictures: Pictures) {
+    let url = pictures_url(id);
+    leptos::task::spawn_local(async move {
+        let fetched = get_json::<StoredPictures>(&url).await.map_err(|err| fetch_problem(&err));
+        match fetched.and_then(received) {
+            Ok(saved) => pictures.attach_shared(saved),
+            Err(why) => pictures.problem.set(Some(why)),
+        }
+    });
+}
+
+/// What Share sends of the attached pictures: each as models are sent it, its name cut to what the
+/// gateway keeps.
+pub fn to_share(images: &[Attached]) -> Vec<SharedPicture> {
+    images
+        .iter()
+        .map(|a| SharedPicture {
+            name: a.name.chars().take(MAX_PICTURE_NAME_CHARS).collect(),
+            image: a.image.clone(),
+        })
+        .collect()
+}
+
+/// The pictures a stored link answered, checked as the prompt checks its own before they are
+/// attached; the sentence to show when they fail.
+pub fn received(stored: StoredPictures) -> Result<SavedPictures, String> {
+    check_pictures(&stored.pictures)
+        .map_err(|why| format!("The shared prompt opened, but its pictures were not attached: {why}."))?;
+    Ok(SavedPictures {
+        images: stored.pictures.into_iter().map(|p| (p.name, p.image)).collect(),
+        description: None,
+    })
+}
+
+/// What to say when fetching the pictures failed.
+pub fn fetch_problem(err: &FetchError) -> String {
+    let status = match err {
+        FetchError::Status { status, .. } | FetchError::Refused { status, .. } => Some(*status),
+        _ => None,
+    };
+    let why = match status {
+        Some(404) => {
+            "they are no longer stored (the link was deleted, or this Flint no longer keeps stored links)"
+                .to_owned()
+        }
+        Some(410) => "the stored link has expired".to_owned(),
+        Some(400) => "the gateway found them damaged".to_owned(),
+        _ => err.to_string(),
+    };
+    format!("The shared prompt opened, but its pictures could not be fetched: {why}. Ask for a new link.")
+}
+
+/// Why a link made with `count` pictures does not carry them, from the gateway's refusal to store
+/// it (`status`, and its sentence): stored links switched off (404), or another reason.
+pub fn not_carried(count: usize, status: Option<u16>, message: &str) -> String {
+    let noun = if count == 1 { "picture" } else { "pictures" };
+    if status == Some(404) {
+        format!(
+            "This link carries the prompt but not its {count} {noun}: pictures travel only in a stored \
+             link, never in the link itself, and this Flint does not store links (share.enabled). Send \
+             the {noun} separately."
+        )
+    } else {
+        format!(
+            "This link carries the prompt but not its {count} {noun}: they could not be stored ({}). \
+             Send the {noun} separately, or try again.",
+            message.trim().trim_end_matches('.')
+        )
+    }
+}
+
+/// What the share panel says of a stored link carrying `count` pictures.
+pub fn carried(count: usize) -> Option<String> {
+    match count {
+        0 => None,
+        1 => Some("Carries the prompt and its picture".to_owned()),
+        n => Some(format!("Carries the prompt and its {n} pictures")),
+    }
+}
+
+#[cfg(test)]
+#[path = "stored_pictures_tests.rs"]
+mod tests;
