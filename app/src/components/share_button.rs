@@ -66,7 +66,7 @@ pub fn ShareButton() -> impl IntoView {
                 let made = match post_json::<_, ShareCreated>("/api/share", &request).await {
                     Ok(stored) => {
                         kept.try_set(kept_until(stored.expires_at));
-                        carries.try_set(carried(stored.pictures));
+                        carries.try_set(carried(count, stored.pictures));
                         ShareOutcome::Link(format!("{origin}{}", stored.path))
                     }
                     Err(err) => {

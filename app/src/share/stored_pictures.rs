@@ -99,12 +99,18 @@ pub fn not_carried(count: usize, status: Option<u16>, message: &str) -> String {
     }
 }
 
-/// What the share panel says of a stored link carrying `count` pictures.
-pub fn carried(count: usize) -> Option<String> {
-    match count {
-        0 => None,
-        1 => Some("Carries the prompt and its picture".to_owned()),
-        n => Some(format!("Carries the prompt and its {n} pictures")),
+/// What the share panel says of a stored link that was sent `sent` pictures and kept `kept` (the
+/// gateway's count; an older gateway keeps none and says nothing).
+pub fn carried(sent: usize, kept: usize) -> Option<String> {
+    match (sent, kept) {
+        (0, _) => None,
+        (_, 0) => Some(
+            "Carries the prompt only: this Flint kept the link but not its pictures (an older version); \
+             send the pictures separately"
+                .to_owned(),
+        ),
+        (_, 1) => Some("Carries the prompt and its picture".to_owned()),
+        (_, n) => Some(format!("Carries the prompt and its {n} pictures")),
     }
 }
 

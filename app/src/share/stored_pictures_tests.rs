@@ -73,6 +73,8 @@ fn each_failure_says_what_happened_and_what_to_do() {
     assert!(gone.contains("expired") && gone.ends_with("Ask for a new link."), "{gone}");
     let missing = fetch_problem(&FetchError::Status { url: "/x".into(), status: 404 });
     assert!(missing.contains("no longer stored"), "{missing}");
-    assert_eq!(carried(0), None);
-    assert_eq!(carried(3).as_deref(), Some("Carries the prompt and its 3 pictures"));
+    assert_eq!(carried(0, 0), None);
+    assert_eq!(carried(3, 3).as_deref(), Some("Carries the prompt and its 3 pictures"));
+    let older = carried(2, 0).expect("a sentence");
+    assert!(older.starts_with("Carries the prompt only") && older.contains("separately"), "{older}");
 }
