@@ -17,12 +17,13 @@ use crate::context::{
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
+use crate::interop::http::{FetchError, get_json};
 use crate::interop::{forget_page_hash, page_hash};
-use crate::pictures::Pictures;
+use crate::pictures::{Pictures, SavedPictures};
 use crate::run::Runner;
 use crate::session::use_session;
 use crate::share::link_in_hash;
-use crate::share::stored_pictures::{attach_from, stored_in_hash};
+use crate::share::stored_pictures::{fetch_problem, pictures_url, received, stored_in_hash};
 
 /// The whole app.
 #[component]
@@ -200,4 +201,23 @@ fn open_shared_link(
             link.error.set(Some(err.to_string()));
         }
     }
+}
+
+/// Fetches the pictures of the stored link `id` and attaches them, held (nothing describes them
+/// until the person asks); or says why not where a refused picture is shown.
+fn attach_from(id: &str, pictures: Pictures) {
+    let url = pictures_url(id);
+    leptos::task::spawn_local(async move {
+        let fetched = get_json::<flint_protocol::stored_link::StoredPictures>(&url).await.map_err(|err| {
+            let status = match &err {
+                FetchError::Status { status, .. } | FetchError::Refused { status, .. } => Some(*status),
+                _ => None,
+            };
+            fetch_problem(status, &err.to_string())
+        });
+        match fetched.and_then(received) {
+            Ok(images) => pictures.attach_shared(SavedPictures { images, description: None }),
+            Err(why) => pictures.problem.set(Some(why)),
+        }
+    });
 }

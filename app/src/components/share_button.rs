@@ -54,7 +54,9 @@ pub fn ShareButton() -> impl IntoView {
         copied.set(false);
         kept.set(None);
         carries.set(None);
-        let attached = pictures.images.with_untracked(|images| to_share(images));
+        let attached = pictures
+            .images
+            .with_untracked(|images| to_share(images.iter().map(|a| (a.name.as_str(), &a.image))));
         if !attached.is_empty() {
             // Pictures never go into the fragment: the link is stored with them, or goes without.
             let link = encode(&shared);

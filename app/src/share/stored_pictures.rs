@@ -1,14 +1,11 @@
 //! A prompt's pictures in a share link (issue 28): they travel only in a stored link, never in the
 //! `#p=` fragment. Share sends them beside the link text; `/s/<id>` opens the app at
-//! `#p=<link>&s=<id>`, and the page fetches them from `GET /api/share/<id>/pictures`, checks them
-//! again (a row edited in the gateway's database must not break the page) and attaches them
-//! without describing or running anything until the person asks.
+//! `#p=<link>&s=<id>`, and the page fetches them from `GET /api/share/<id>/pictures` (`crate::app`),
+//! checks them again here (a row edited in the gateway's database must not break the page) and
+//! attaches them without describing or running anything until the person asks.
 
+use flint_protocol::image::ImageData;
 use flint_protocol::stored_link::{MAX_PICTURE_NAME_CHARS, SharedPicture, StoredPictures, check_pictures};
-use leptos::prelude::Set as _;
-
-use crate::interop::http::{FetchError, get_json};
-use crate::pictures::{Attached, Pictures, SavedPictures};
 
 /// The fragment key naming the stored link whose pictures to fetch: `&s=<id>`.
 const KEY: &str = "s=";
@@ -26,48 +23,29 @@ pub fn pictures_url(id: &str) -> String {
     format!("/api/share/{id}/pictures")
 }
 
-/// Fetches the pictures of the stored link `id` and attaches them, held (nothing describes them
-/// until the person asks); or says why not where a refused picture is shown.
-pub fn attach_from(id: &str, pictures: Pictures) {
-    let url = pictures_url(id);
-    leptos::task::spawn_local(async move {
-        let fetched = get_json::<StoredPictures>(&url).await.map_err(|err| fetch_problem(&err));
-        match fetched.and_then(received) {
-            Ok(saved) => pictures.attach_shared(saved),
-            Err(why) => pictures.problem.set(Some(why)),
-        }
-    });
-}
-
-/// What Share sends of the attached pictures: each as models are sent it, its name cut to what the
-/// gateway keeps.
-pub fn to_share(images: &[Attached]) -> Vec<SharedPicture> {
+/// What Share sends of the attached pictures (each name and picture as models are sent it), names
+/// cut to what the gateway keeps.
+pub fn to_share<'a>(images: impl IntoIterator<Item = (&'a str, &'a ImageData)>) -> Vec<SharedPicture> {
     images
-        .iter()
-        .map(|a| SharedPicture {
-            name: a.name.chars().take(MAX_PICTURE_NAME_CHARS).collect(),
-            image: a.image.clone(),
+        .into_iter()
+        .map(|(name, image)| SharedPicture {
+            name: name.chars().take(MAX_PICTURE_NAME_CHARS).collect(),
+            image: image.clone(),
         })
         .collect()
 }
 
-/// The pictures a stored link answered, checked as the prompt checks its own before they are
-/// attached; the sentence to show when they fail.
-pub fn received(stored: StoredPictures) -> Result<SavedPictures, String> {
+/// The pictures a stored link answered (each name and picture), checked as the prompt checks its
+/// own before they are attached; the sentence to show when they fail.
+pub fn received(stored: StoredPictures) -> Result<Vec<(String, ImageData)>, String> {
     check_pictures(&stored.pictures)
         .map_err(|why| format!("The shared prompt opened, but its pictures were not attached: {why}."))?;
-    Ok(SavedPictures {
-        images: stored.pictures.into_iter().map(|p| (p.name, p.image)).collect(),
-        description: None,
-    })
+    Ok(stored.pictures.into_iter().map(|p| (p.name, p.image)).collect())
 }
 
-/// What to say when fetching the pictures failed.
-pub fn fetch_problem(err: &FetchError) -> String {
-    let status = match err {
-        FetchError::Status { status, .. } | FetchError::Refused { status, .. } => Some(*status),
-        _ => None,
-    };
+/// What to say when fetching the pictures failed: the answer's `status` if one came, else what
+/// the browser said (`reason`).
+pub fn fetch_problem(status: Option<u16>, reason: &str) -> String {
     let why = match status {
         Some(404) => {
             "they are no longer stored (the link was deleted, or this Flint no longer keeps stored links)"
@@ -75,7 +53,7 @@ pub fn fetch_problem(err: &FetchError) -> String {
         }
         Some(410) => "the stored link has expired".to_owned(),
         Some(400) => "the gateway found them damaged".to_owned(),
-        _ => err.to_string(),
+        _ => reason.to_owned(),
     };
     format!("The shared prompt opened, but its pictures could not be fetched: {why}. Ask for a new link.")
 }

@@ -31,11 +31,8 @@ fn only_an_id_the_gateway_could_make_is_fetched() {
 
 #[test]
 fn shared_pictures_keep_their_order_and_names_cut_to_what_is_kept() {
-    let images = vec![
-        Attached { id: 1, name: "n".repeat(300), image: png(10, 10) },
-        Attached { id: 2, name: "sketch".into(), image: png(20, 10) },
-    ];
-    let sent = to_share(&images);
+    let (long, small, wide) = ("n".repeat(300), png(10, 10), png(20, 10));
+    let sent = to_share([(long.as_str(), &small), ("sketch", &wide)]);
     assert_eq!(sent.len(), 2);
     assert_eq!(sent[0].name.chars().count(), MAX_PICTURE_NAME_CHARS);
     assert_eq!(sent[1], shared("sketch", png(20, 10)));
@@ -46,8 +43,7 @@ fn shared_pictures_keep_their_order_and_names_cut_to_what_is_kept() {
 fn received_pictures_are_checked_before_they_are_attached() {
     let good = StoredPictures { pictures: vec![shared("mock.png", png(64, 48))] };
     let saved = received(good).expect("a good picture is attached");
-    assert_eq!(saved.images, vec![("mock.png".to_owned(), png(64, 48))]);
-    assert_eq!(saved.description, None, "nothing is described before the person asks");
+    assert_eq!(saved, vec![("mock.png".to_owned(), png(64, 48))]);
 
     let mut svg = png(10, 10);
     svg.data = base64::engine::general_purpose::STANDARD.encode(b"<svg><script>alert(1)</script></svg>");
@@ -69,10 +65,12 @@ fn each_failure_says_what_happened_and_what_to_do() {
     assert!(off.contains("not its 2 pictures") && off.contains("share.enabled"), "{off}");
     let quota = not_carried(1, Some(429), "your stored links would take more than 10 bytes.");
     assert!(quota.contains("not its 1 picture:") && quota.contains("10 bytes)"), "{quota}");
-    let gone = fetch_problem(&FetchError::Status { url: "/x".into(), status: 410 });
+    let gone = fetch_problem(Some(410), "");
     assert!(gone.contains("expired") && gone.ends_with("Ask for a new link."), "{gone}");
-    let missing = fetch_problem(&FetchError::Status { url: "/x".into(), status: 404 });
+    let missing = fetch_problem(Some(404), "");
     assert!(missing.contains("no longer stored"), "{missing}");
+    let offline = fetch_problem(None, "cannot reach /api/share/x/pictures: offline");
+    assert!(offline.contains("cannot reach"), "{offline}");
     assert_eq!(carried(0, 0), None);
     assert_eq!(carried(3, 3).as_deref(), Some("Carries the prompt and its 3 pictures"));
     let older = carried(2, 0).expect("a sentence");
