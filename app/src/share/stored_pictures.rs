@@ -53,6 +53,11 @@ pub fn fetch_problem(status: Option<u16>, reason: &str) -> String {
         }
         Some(410) => "the stored link has expired".to_owned(),
         Some(400) => "the gateway found them damaged".to_owned(),
+        Some(401) => {
+            return "The shared prompt opened, but its pictures are kept for signed-in people only: sign in, \
+                    then open the link again."
+                .to_owned();
+        }
         _ => reason.to_owned(),
     };
     format!("The shared prompt opened, but its pictures could not be fetched: {why}. Ask for a new link.")

@@ -69,6 +69,7 @@ fn each_failure_says_what_happened_and_what_to_do() {
     assert!(gone.contains("expired") && gone.ends_with("Ask for a new link."), "{gone}");
     let missing = fetch_problem(Some(404), "");
     assert!(missing.contains("no longer stored"), "{missing}");
+    assert!(fetch_problem(Some(401), "").contains("sign in, then open the link again"));
     let offline = fetch_problem(None, "cannot reach /api/share/x/pictures: offline");
     assert!(offline.contains("cannot reach"), "{offline}");
     assert_eq!(carried(0, 0), None);
