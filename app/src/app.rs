@@ -17,10 +17,13 @@ use crate::context::{
 };
 use crate::draft::Draft;
 use crate::gateway::{ConnectionState, use_gateway};
+use crate::interop::http::{FetchError, get_json};
 use crate::interop::{forget_page_hash, page_hash};
+use crate::pictures::{Pictures, SavedPictures};
 use crate::run::Runner;
 use crate::session::use_session;
 use crate::share::link_in_hash;
+use crate::share::stored_pictures::{fetch_problem, pictures_url, received, stored_in_hash};
 
 /// The whole app.
 #[component]
@@ -48,11 +51,12 @@ pub fn App() -> impl IntoView {
     let draft = Draft::new();
     provide_context(draft);
     let fan_out = provide_fan_out();
-    crate::pictures::provide_pictures(describe_start, describe_cancel, describe_worker, choice, fan_out);
+    let pictures =
+        crate::pictures::provide_pictures(describe_start, describe_cancel, describe_worker, choice, fan_out);
     let link = provide_shared_link();
     provide_preview_width();
     let code_pane = CodePane::provide();
-    open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link);
+    open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link, pictures);
     let session = use_session(draft, choice, fan_out, &runner, link.opened.get_untracked());
     // Signed in, the history also follows the person to their other browsers.
     provide_context(crate::sync::use_history_sync(session.history.clone(), gateway.history_sync));
@@ -61,7 +65,7 @@ pub fn App() -> impl IntoView {
     // A link pasted into this tab's address bar changes only the fragment: no reload, so read it here.
     let hash_change = {
         window_event_listener(leptos::ev::hashchange, move |_| {
-            open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link)
+            open_shared_link(&page_hash(), draft, choice, fan_out, &runner, link, pictures)
         })
     };
     on_cleanup(move || hash_change.remove());
@@ -156,8 +160,9 @@ pub fn App() -> impl IntoView {
 }
 
 /// Opens the shared link in `hash` (`#p=…`), if there is one: fills the prompt, prefers the link's
-/// model and shows its code, or says why the link cannot be opened. Nothing runs until the person
-/// asks: running can cost money on a paid provider.
+/// model and shows its code, or says why the link cannot be opened; a stored link's pictures
+/// (`&s=<id>`) are fetched and attached. Nothing runs until the person asks: running (describing
+/// the pictures included) can cost money on a paid provider.
 fn open_shared_link(
     hash: &str,
     draft: Draft,
@@ -165,9 +170,11 @@ fn open_shared_link(
     fan_out: FanOut,
     runner: &Runner,
     link: SharedLink,
+    pictures: Pictures,
 ) {
     let Some(encoded) = link_in_hash(hash) else { return };
     let decoded = decode(encoded);
+    let stored = stored_in_hash(hash).map(str::to_owned);
     forget_page_hash();
     match decoded {
         Ok(shared) => {
@@ -183,6 +190,9 @@ fn open_shared_link(
             if let Some(code) = shared.code {
                 runner.show_code(code);
             }
+            if let Some(id) = stored {
+                attach_from(&id, pictures);
+            }
             link.error.set(None);
             link.opened.set(true);
         }
@@ -191,4 +201,23 @@ fn open_shared_link(
             link.error.set(Some(err.to_string()));
         }
     }
+}
+
+/// Fetches the pictures of the stored link `id` and attaches them, held (nothing describes them
+/// until the person asks); or says why not where a refused picture is shown.
+fn attach_from(id: &str, pictures: Pictures) {
+    let url = pictures_url(id);
+    leptos::task::spawn_local(async move {
+        let fetched = get_json::<flint_protocol::stored_link::StoredPictures>(&url).await.map_err(|err| {
+            let status = match &err {
+                FetchError::Status { status, .. } | FetchError::Refused { status, .. } => Some(*status),
+                _ => None,
+            };
+            fetch_problem(status, &err.to_string())
+        });
+        match fetched.and_then(received) {
+            Ok(images) => pictures.attach_shared(SavedPictures { images, description: None }),
+            Err(why) => pictures.problem.set(Some(why)),
+        }
+    });
 }

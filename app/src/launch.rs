@@ -249,6 +249,11 @@ fn with_pictures(
     let Some(Ok(list)) = choice.models.get_untracked() else {
         return Err("The model list has not loaded yet, so Flint cannot tell which models see images.".into());
     };
+    // Run is the person asking: pictures a shared link brought are described now if need be (and
+    // the refusal below says to wait for it).
+    if pictures.held.get_untracked() {
+        pictures.release();
+    }
     let description = pictures.description.get_untracked();
     if let Some(why) = refusal(&list, &models, description.as_ref()) {
         return Err(why);

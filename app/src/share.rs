@@ -2,6 +2,8 @@
 //! puts in it, and what to say about a shared model. The link format itself is
 //! [`flint_protocol::share`].
 
+pub mod stored_pictures;
+
 use flint_protocol::ModelList;
 use flint_protocol::share::{MAX_LINK_CHARS, SharedPrompt, encode, is_too_long};
 
@@ -44,6 +46,16 @@ pub enum ShareOutcome {
     },
     /// Storing the link as a short one failed: the gateway's reason.
     Failed(String),
+    /// The prompt has pictures, which only a stored link carries, and it is being stored.
+    Storing,
+    /// The prompt has pictures but they could not be stored: why ([`stored_pictures::not_carried`]),
+    /// and the link without them when it is short enough to offer.
+    WithoutPictures {
+        /// The link carrying the rest of the prompt.
+        url: Option<String>,
+        /// The sentence saying why the pictures are not in it.
+        why: String,
+    },
 }
 
 /// Builds the address for `shared` on the page at `origin` + `pathname`, unless it is too long.

@@ -3,9 +3,10 @@
 //!
 //! [`app`] builds the router from an [`AppState`]; `main.rs` only reads arguments and serves it.
 //! Routes: `GET /ws` ([`ws`]), `GET /healthz`, `GET /api/models`, `POST /api/access` ([`access`]),
-//! `POST /api/discovery/rescan` ([`discovery`]), `POST /api/share` and `GET /s/<id>` ([`shares`]),
-//! `POST /api/history/push` and `GET /api/history` ([`history`]), `GET /vendor/…` (the modules
-//! previews import, [`vendor`]), and everything else from the built app
+//! `POST /api/discovery/rescan` ([`discovery`]), `POST /api/share`, `GET /s/<id>` and
+//! `GET /api/share/<id>/pictures` ([`shares`]), `POST /api/history/push` and `GET /api/history`
+//! ([`history`]), `GET /vendor/…` (the modules previews import, [`vendor`]), and everything else
+//! from the built app
 //! (`server.dist`, with `index.html` as the fallback for client-side routes), `GET /signin`,
 //! `POST /api/signin` and `POST /api/signout` ([`auth`]). Every request passes [`access::guard`]
 //! (which pages may ask), then [`auth::check`] (who is asking: a [`person::Person`]), and gets
@@ -69,9 +70,15 @@ pub fn app(state: AppState) -> Router {
         .route(
             "/api/share",
             // Room above the link limit, so a link a little too long gets the handler's clear 413.
-            post(shares::create).layer(DefaultBodyLimit::max(state.share_limit().saturating_add(64 * 1024))),
+            post(shares::create).layer(DefaultBodyLimit::max(
+                state
+                    .share_limit()
+                    .saturating_add(shares::pictures::MAX_BODY_BYTES)
+                    .saturating_add(64 * 1024),
+            )),
         )
         .route("/api/share/{id}", delete(shares::delete))
+        .route("/api/share/{id}/pictures", get(shares::pictures::get))
         .route("/api/history", get(history::pull))
         .route(
             "/api/history/push",

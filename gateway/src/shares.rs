@@ -11,6 +11,10 @@
 //! non-loopback address; when on, each person ([`crate::person::Person`]) may keep
 //! `share.max_links_per_person` links of `share.max_bytes_per_person` bytes in all, each for
 //! `share.ttl_days` ([`store`]).
+//!
+//! A prompt's pictures travel only in a stored link ([`pictures`]): checked as the prompt path
+//! checks them, kept in the link's row (so they go with its deletion and expiry) and counted against
+//! the owner's bytes; `/s/<id>` then adds `&s=<id>` to the fragment, and the app fetches them.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -28,13 +32,14 @@ use crate::error::AppError;
 use crate::person::Who;
 use crate::store::Store;
 
+pub mod pictures;
 pub mod store;
 
 pub use crate::clock::Clock;
 pub use store::ShareStore;
 use store::valid_id;
 
-pub use crate::store::{Lookup, Quota, StoreError, Stored};
+pub use crate::store::{Kept, Lookup, Quota, StoreError, Stored};
 
 /// Why a share request is refused: as any HTTP route ([`AppError`]), or by the store's policy.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +56,9 @@ pub enum ShareError {
     /// The link passed its expiry (`share.ttl_days`) and was deleted.
     #[error("the stored link expired")]
     Expired,
+    /// The pictures sent with a link fail the prompt's own checks or cap.
+    #[error(transparent)]
+    Pictures(#[from] flint_protocol::stored_link::PictureRefusal),
 }
 
 impl From<StoreError> for ShareError {
@@ -87,6 +95,7 @@ impl IntoResponse for ShareError {
                      link instead"
                 ),
             ),
+            Self::Pictures(why) => (StatusCode::BAD_REQUEST, why.to_string()),
             Self::Expired => (
                 StatusCode::GONE,
                 "this shared prompt has expired and was deleted (this Flint keeps stored links for \
@@ -130,7 +139,7 @@ pub fn open_configured(config: &ShareConfig, listen: SocketAddr, store: &Arc<dyn
     Some(Ok(Arc::new(ShareStore::new(config, Arc::clone(store)))))
 }
 
-fn store(state: &AppState) -> Result<Arc<ShareStore>, AppError> {
+pub(crate) fn store(state: &AppState) -> Result<Arc<ShareStore>, AppError> {
     match state.shares() {
         None => Err(AppError::SharesOff),
         Some(Err(_)) => Err(AppError::SharesUnavailable),
@@ -153,19 +162,23 @@ pub async fn create(
         return Err(AppError::LinkTooLarge(limit).into());
     }
     decode(&link).map_err(|err| AppError::BadLink(err.to_string()))?;
+    let count = request.pictures.len();
+    let kept = pictures::to_store(request.pictures)?;
     // The database, then the person's quota.
-    let stored = store.put(&person, &link).await??;
+    let stored = store.put_with(&person, &link, kept.as_deref()).await??;
     let Stored { id, expires_at } = stored;
     Ok(Json(ShareCreated {
         path: format!("/s/{id}"),
         delete: format!("DELETE /api/share/{id}"),
         id,
         expires_at,
+        pictures: count,
     })
     .into_response())
 }
 
-/// `GET /s/<id>`: sends the browser to the app with the stored link in the fragment.
+/// `GET /s/<id>`: sends the browser to the app with the stored link in the fragment, and its id
+/// (`&s=<id>`) when pictures are kept with it, for the app to fetch them.
 pub async fn open(
     State(state): State<AppState>,
     UrlPath(id): UrlPath<String>,
@@ -174,12 +187,13 @@ pub async fn open(
     if !valid_id(&id) {
         return Err(AppError::ShareNotFound.into());
     }
-    let link = match store.get(&id).await? {
-        Lookup::Found(link) => link,
+    let (link, with_pictures) = match store.get(&id).await? {
+        Lookup::Found(kept) => (kept.link, kept.pictures),
         Lookup::Expired => return Err(ShareError::Expired),
         Lookup::Missing => return Err(AppError::ShareNotFound.into()),
     };
-    let Some(location) = location(&link) else {
+    // `valid_id` admitted only hex, so the id is safe in a header.
+    let Some(location) = location(&link, with_pictures.then_some(id.as_str())) else {
         tracing::warn!(id = %id, "a stored share link is damaged and cannot be opened");
         return Err(AppError::BadLink(DAMAGED.to_owned()).into());
     };
@@ -209,12 +223,14 @@ const DAMAGED: &str =
     "the shared prompt stored at this address is damaged and cannot be opened; ask for a new link";
 
 /// The redirect to the app for a stored link, if it is a link: one that decodes, trimmed as new
-/// ones are. Decoding admits only the characters of a link, and the header value is built without
-/// panicking, so no stored bytes can end the header or start another.
-fn location(link: &str) -> Option<HeaderValue> {
+/// ones are; with `pictures`, the id they are fetched by. Decoding admits only the characters of a
+/// link, and the header value is built without panicking, so no stored bytes can end the header or
+/// start another.
+fn location(link: &str, pictures: Option<&str>) -> Option<HeaderValue> {
     let link = link.trim();
     decode(link).ok()?;
-    HeaderValue::from_str(&format!("/#p={link}")).ok()
+    let fetch = pictures.map(|id| format!("&s={id}")).unwrap_or_default();
+    HeaderValue::from_str(&format!("/#p={link}{fetch}")).ok()
 }
 
 #[cfg(test)]
@@ -225,10 +241,16 @@ mod tests {
     fn only_stored_links_that_decode_become_a_location() {
         let link = flint_protocol::share::encode(&flint_protocol::share::SharedPrompt::new("a page"));
         let expected = HeaderValue::from_str(&format!("/#p={link}")).expect("a header value");
-        assert_eq!(location(&format!("{link}\r\n")), Some(expected), "older rows were stored untrimmed");
+        assert_eq!(
+            location(&format!("{link}\r\n"), None),
+            Some(expected),
+            "older rows were stored untrimmed"
+        );
         for damaged in [format!("{link}\r\nSet-Cookie: a=b"), format!("{link}\u{0}"), "v1.\t".to_owned()] {
-            assert_eq!(location(&damaged), None, "{damaged:?}");
+            assert_eq!(location(&damaged, None), None, "{damaged:?}");
         }
+        let with = location(&link, Some("ab12")).expect("a header value");
+        assert_eq!(with.to_str().ok(), Some(format!("/#p={link}&s=ab12").as_str()));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::time::Duration;
 use flint_gateway::auth::store::{AuthStore, AuthStoreError, TOKEN_PREFIX};
 use flint_gateway::config::ShareConfig;
 use flint_gateway::person::Person;
-use flint_gateway::shares::{Clock, Lookup, Quota, ShareStore};
+use flint_gateway::shares::{Clock, Kept, Lookup, Quota, ShareStore};
 use flint_gateway::store::{HistoryQuota, HistoryRefused, PgStore, SqliteStore, Store, person_key};
 use flint_protocol::sync::{HistoryRecord, RecordKind};
 use pg::backend::{Backend, conformance};
@@ -39,7 +39,10 @@ async fn links_survive_reopening_under_fresh_ids(backend: Backend) {
     assert_ne!(a, b, "the same link shared twice gets two ids");
     assert!(a.len() == 32 && a.bytes().all(|c| c.is_ascii_hexdigit()), "{a}");
     let again = shares(backend.open(), |_| {});
-    assert_eq!(again.get(&a).await.expect("get"), Lookup::Found("v1.abc".into()));
+    assert_eq!(
+        again.get(&a).await.expect("get"),
+        Lookup::Found(Kept { link: "v1.abc".into(), pictures: false })
+    );
     assert_eq!(again.get(&"0".repeat(32)).await.expect("get"), Lookup::Missing);
 }
 
@@ -75,6 +78,32 @@ async fn an_expired_link_is_deleted_and_only_owners_delete(backend: Backend) {
     clock.advance(86_400);
     assert_eq!(store.get(&old.id).await.expect("db"), Lookup::Expired);
     assert_eq!(store.get(&old.id).await.expect("db"), Lookup::Missing, "and deleted");
+}
+
+/// Pictures kept with a link (issue 28): read back as stored, counted in the owner's bytes, and
+/// gone with the link when it is deleted or expires.
+async fn pictures_live_and_die_with_their_link(backend: Backend) {
+    let clock = Clock::manual(1_000);
+    let store = shares(backend.open(), |c| {
+        c.max_bytes_per_person = 100;
+        c.ttl_days = 1;
+        c.clock = clock.clone();
+    });
+    let pictures = format!("{{\"pictures\":\"{}\"}}", "p".repeat(70));
+    let id = store.put_with(&ada(), "v1.abc", Some(&pictures)).await.expect("db").expect("stored").id;
+    let found = store.get(&id).await.expect("db");
+    assert_eq!(found, Lookup::Found(Kept { link: "v1.abc".into(), pictures: true }));
+    assert_eq!(store.get_pictures(&id).await.expect("db"), Lookup::Found(pictures.clone()));
+    let plain = store.put(&ada(), "v1.x").await.expect("db").expect("within the bytes").id;
+    assert_eq!(store.get_pictures(&plain).await.expect("db"), Lookup::Missing, "a link without pictures");
+    let over = store.put_with(&ada(), "v1.y", Some("0123456789")).await.expect("db");
+    assert_eq!(over.err(), Some(Quota::Bytes(100)), "the pictures' bytes count against the owner");
+    assert!(store.delete(&ada(), &id).await.expect("db"), "the owner deletes it");
+    assert_eq!(store.get_pictures(&id).await.expect("db"), Lookup::Missing, "its pictures went with it");
+    let later = store.put_with(&ada(), "v1.z", Some(&pictures)).await.expect("db").expect("room again").id;
+    clock.advance(86_400);
+    assert_eq!(store.get_pictures(&later).await.expect("db"), Lookup::Expired);
+    assert_eq!(store.get(&later).await.expect("db"), Lookup::Missing, "expired pictures took the link too");
 }
 
 async fn owners_are_salted_hashes_one_salt_per_database(backend: Backend) {
@@ -271,6 +300,7 @@ conformance!(
     links_survive_reopening_under_fresh_ids,
     link_quotas_count_live_links_and_bytes,
     an_expired_link_is_deleted_and_only_owners_delete,
+    pictures_live_and_die_with_their_link,
     owners_are_salted_hashes_one_salt_per_database,
     a_token_signs_in_until_its_session_expires,
     revoking_ends_sessions_and_signing_out_ends_one,

@@ -1,6 +1,8 @@
 // Pictures in the prompt: a model that sees gets them with the prompt; one that does not gets the
 // description a vision model streams (edited by the person first); with no vision model, the run
-// is refused and nothing is sent; hostile files are refused with a sentence and nothing attached.
+// is refused and nothing is sent; hostile files are refused with a sentence and nothing attached;
+// a stored share link carries the pictures (never its fragment) and the opened prompt describes
+// them only when asked.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
@@ -254,4 +256,67 @@ test('a pasted mock is described as it streams and corrected; four variations of
   assert.equal(best, Math.max(...scores), `the first-ranked tile is not the likest: ${best} of ${scores}`);
   assert.ok(best > Math.min(...scores), `the looks were not told apart: ${scores}`);
   assert.equal((await requestsFor('see-images')).length, 1, 'one description for the four variations');
+});
+
+test('a stored share link carries the picture: the opened prompt attaches it and describes it only when asked', async () => {
+  await flint.upstream.reset();
+  const maker = await openFlint(flint.browser, flint.gateway.url);
+  await maker.page.getByTestId('model-picker').selectOption('scripted/counter@300');
+  await attach(maker.page, 'mock.png', await mockPng(maker.page));
+  await maker.page.getByTestId('picture-chip').waitFor();
+  await assertEventually(async () => /Described by/.test(await maker.page.getByTestId('description-status').textContent()),
+    'the maker\'s description did not finish', 15_000);
+  const picture = lastUser((await requestsFor('see-images'))[0]).images[0];
+  await maker.page.getByTestId('prompt-input').fill('Build this page');
+  await maker.page.getByTestId('share-button').click();
+  const short = await maker.page.getByTestId('share-link').inputValue();
+  assert.match(short, /\/s\/[0-9a-f]{32}$/, `a prompt with a picture is not shared as a stored link: ${short}`);
+  assert.match(await maker.page.getByTestId('share-pictures').textContent(), /the prompt and its picture/);
+  await maker.context.close();
+  // The redirect names the stored link; the picture itself never goes into an address.
+  const redirect = await fetch(short, { redirect: 'manual' });
+  assert.match(redirect.headers.get('location'), /^\/#p=v1\.[A-Za-z0-9_-]+&s=[0-9a-f]{32}$/);
+
+  await flint.upstream.reset();
+  const { page, problems, context } = await openFlint(flint.browser, flint.gateway.url, new URL(short).pathname);
+  await page.getByTestId('shared-link-banner').waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByTestId('prompt-input').inputValue(), 'Build this page');
+  const chip = page.getByTestId('picture-chip');
+  await chip.waitFor({ timeout: 10_000 });
+  assert.match(await chip.textContent(), /mock\.png.*320 × 200 px/);
+  await page.getByTestId('describe-held').waitFor();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(await flint.upstream.requests(), [], 'the shared picture was described before anyone asked');
+  await page.getByTestId('describe-shared').click();
+  await assertEventually(async () => /Described by scripted\/see-images/.test(
+    await page.getByTestId('description-status').textContent().catch(() => '')), 'the description did not finish', 15_000);
+  const described = await requestsFor('see-images');
+  assert.equal(described.length, 1);
+  assert.equal(lastUser(described[0]).images[0], picture, 'the vision model is not sent the very picture shared');
+  await page.getByTestId('run-button').click();
+  await waitForStatus(page, 'done');
+  const asked = lastUser((await requestsFor('counter@300'))[0]);
+  assert.equal(asked.images.length, 0, 'a model that does not see is never sent the image');
+  assert.match(asked.text, /^Build this page[\s\S]*<picture-description>/, 'the code model did not get the description');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('where stored links are off, Share says the link will not carry the picture and still offers the text link', async () => {
+  const { page, context } = await openFlint(flint.browser, flint.gateway.url);
+  // As a gateway with `share.enabled = false` answers.
+  await page.route('**/api/share', (route) => route.fulfill({
+    status: 404, contentType: 'text/plain', body: 'this Flint does not store shared links; share the long link instead',
+  }));
+  await page.getByTestId('model-picker').selectOption('scripted/see-images');
+  await attach(page, 'mock.png', await mockPng(page));
+  await page.getByTestId('picture-chip').waitFor();
+  await page.getByTestId('share-button').click();
+  const why = page.getByTestId('share-no-pictures');
+  await why.waitFor();
+  assert.match(await why.textContent(), /not its 1 picture: pictures travel only in a stored link.*share\.enabled/);
+  const link = await page.getByTestId('share-link').inputValue();
+  assert.match(new URL(link).hash, /^#p=v1\.[A-Za-z0-9_-]+$/, `the text link is not offered: ${link}`);
+  assert.ok(link.length < 2_000, 'the picture went into the link');
+  await context.close();
 });

@@ -60,6 +60,14 @@ pub fn ImageDescription() -> impl IntoView {
         <Show when=move || !pictures.images.with(Vec::is_empty)>
             <section class="picture-description" aria-label="How the pictures reach the models" data-testid="picture-route">
                 <p class="picture-route" data-testid="picture-route-line">{line}</p>
+                <Show when=move || pictures.held.get() && pictures.needed.with(Option::is_some)>
+                    <p class="picture-status" role="status" data-testid="describe-held">
+                        {move || held_line(pictures.needed.get().unwrap_or_default())}
+                    </p>
+                    <button class="btn small" data-testid="describe-shared" on:click=move |_| pictures.release()>
+                        "Describe the pictures"
+                    </button>
+                </Show>
                 <Show when=move || pictures.description.with(Option::is_some)>
                     <p class="picture-status" role="status" data-testid="description-status">{status}</p>
                     <textarea
@@ -84,4 +92,12 @@ pub fn ImageDescription() -> impl IntoView {
             </section>
         </Show>
     }
+}
+
+/// What is said of shared pictures nobody asked to describe yet: who would, and when.
+fn held_line(by: String) -> String {
+    format!(
+        "These pictures came with a shared link: nothing is sent to {by} until you press Describe or Run \
+         (describing them runs a model)."
+    )
 }

@@ -1,19 +1,23 @@
 //! Share: a link that opens this prompt, its model and, if chosen, its code in another browser.
+//! With pictures, the link is stored on the gateway at once: only a stored link carries them
+//! (`crate::share::stored_pictures`).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
-use flint_protocol::share::SharedPrompt;
+use flint_protocol::share::{SharedPrompt, encode, is_too_long};
 use flint_protocol::stored_link::{ShareCreated, ShareRequest};
 
 use crate::context::{FanOut, ModelChoice};
 use crate::draft::expect_draft;
 use crate::interop::clipboard::copy_text;
-use crate::interop::http::post_json;
+use crate::interop::http::{FetchError, post_json};
 use crate::interop::page_address;
+use crate::pictures::expect_pictures;
 use crate::run::expect_runner;
-use crate::share::{ShareOutcome, kept_until, make_share, shared_prompt, too_long_message};
+use crate::share::stored_pictures::{carried, not_carried, to_share};
+use crate::share::{ShareOutcome, kept_until, make_share, share_url, shared_prompt, too_long_message};
 
 /// Selects the whole link when it gets focus, ready for Ctrl+C.
 fn select_all(ev: leptos::ev::FocusEvent) {
@@ -33,6 +37,9 @@ pub fn ShareButton() -> impl IntoView {
     let copied = RwSignal::new(false);
     // The expiry of the link just stored, if the gateway gave one.
     let kept = RwSignal::new(None::<String>);
+    let pictures = expect_pictures();
+    // What the link just stored carries besides the prompt ("… and its 2 pictures").
+    let carries = RwSignal::new(None::<String>);
 
     let share = move |with_code: bool| {
         let code = if with_code { runner.code() } else { None };
@@ -44,9 +51,44 @@ pub fn ShareButton() -> impl IntoView {
             ..shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code)
         };
         let (origin, pathname) = page_address();
-        let made = make_share(&origin, &pathname, &shared);
         copied.set(false);
         kept.set(None);
+        carries.set(None);
+        let attached = pictures
+            .images
+            .with_untracked(|images| to_share(images.iter().map(|a| (a.name.as_str(), &a.image))));
+        if !attached.is_empty() {
+            // Pictures never go into the fragment: the link is stored with them, or goes without.
+            let link = encode(&shared);
+            let text_url = (!is_too_long(&link)).then(|| share_url(&origin, &pathname, &link));
+            let count = attached.len();
+            outcome.set(Some(ShareOutcome::Storing));
+            spawn_local(async move {
+                let request = ShareRequest { link, pictures: attached };
+                let made = match post_json::<_, ShareCreated>("/api/share", &request).await {
+                    Ok(stored) => {
+                        kept.try_set(kept_until(stored.expires_at));
+                        carries.try_set(carried(count, stored.pictures));
+                        ShareOutcome::Link(format!("{origin}{}", stored.path))
+                    }
+                    Err(err) => {
+                        let status = match &err {
+                            FetchError::Status { status, .. } | FetchError::Refused { status, .. } => {
+                                Some(*status)
+                            }
+                            _ => None,
+                        };
+                        ShareOutcome::WithoutPictures {
+                            url: text_url,
+                            why: not_carried(count, status, &err.to_string()),
+                        }
+                    }
+                };
+                outcome.try_set(Some(made));
+            });
+            return;
+        }
+        let made = make_share(&origin, &pathname, &shared);
         if let ShareOutcome::Link(url) = &made {
             let url = url.clone();
             spawn_local(async move {
@@ -78,6 +120,9 @@ pub fn ShareButton() -> impl IntoView {
                     <span class="share-note" data-testid="share-note">
                         {move || if copied.get() { "Link copied" } else { "Copy this link" }}
                     </span>
+                    {move || carries.get().map(|what| view! {
+                        <span class="share-note" data-testid="share-pictures">{what}</span>
+                    })}
                     {move || kept.get().map(|until| view! {
                         <span class="share-note" data-testid="share-expiry">{until}</span>
                     })}
@@ -89,7 +134,8 @@ pub fn ShareButton() -> impl IntoView {
                 let store = move |_| {
                     let link = link.clone();
                     spawn_local(async move {
-                        let made = match post_json::<_, ShareCreated>("/api/share", &ShareRequest { link }).await {
+                        let request = ShareRequest { link, pictures: Vec::new() };
+                        let made = match post_json::<_, ShareCreated>("/api/share", &request).await {
                             Ok(stored) => {
                                 kept.try_set(kept_until(stored.expires_at));
                                 let (origin, _) = page_address();
@@ -126,6 +172,28 @@ pub fn ShareButton() -> impl IntoView {
                 }
                 .into_any()
             }
+            ShareOutcome::Storing => view! {
+                <div class="share-panel" role="status">
+                    <span class="share-note" data-testid="share-storing">"Storing the link with its pictures…"</span>
+                </div>
+            }
+            .into_any(),
+            ShareOutcome::WithoutPictures { url, why } => view! {
+                <div class="share-panel" role="alert">
+                    <span class="share-note too-long" data-testid="share-no-pictures">{why}</span>
+                    {url.map(|url| view! {
+                        <input
+                            class="share-link"
+                            data-testid="share-link"
+                            readonly=true
+                            prop:value=url
+                            on:focus=select_all
+                        />
+                    })}
+                    <button class="banner-close" title="Close" on:click=close>"×"</button>
+                </div>
+            }
+            .into_any(),
             ShareOutcome::Failed(why) => view! {
                 <div class="share-panel" role="alert">
                     <span class="share-note too-long" data-testid="share-store-error">{why}</span>

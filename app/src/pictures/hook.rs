@@ -47,6 +47,9 @@ pub struct Pictures {
     pub description: RwSignal<Option<Description>>,
     /// The vision model the run's models need (`None`: they all see, or there is no picture).
     pub needed: Memo<Option<String>>,
+    /// The pictures came with a shared link: nothing describes them until the person asks (Run,
+    /// or "Describe"), as nothing runs on opening any link.
+    pub held: RwSignal<bool>,
     inner: StoredValue<Rc<Inner>, LocalStorage>,
 }
 
@@ -94,11 +97,13 @@ pub fn provide_pictures(
         preparing: RwSignal::new(0),
         description: RwSignal::new(None),
         needed,
+        held: RwSignal::new(false),
         inner: StoredValue::new_local(Rc::new(inner)),
     };
-    // Describe what needs describing, once per pictures and model.
+    // Describe what needs describing, once per pictures and model (and again when a hold ends).
     Effect::new(move |_| {
         let by = needed.get();
+        pictures.held.track();
         let wanted = images.with(|i| by.as_ref().map(|by| key(i, by)));
         if wanted != pictures.description.with_untracked(|d| d.as_ref().map(|d| d.key)) {
             pictures.describe(false);
@@ -122,6 +127,8 @@ impl Pictures {
                 return;
             }
             self.preparing.update(|n| *n += 1);
+            // Attaching one of their own is the person asking: the shared ones are described too.
+            self.held.set(false);
             leptos::task::spawn_local(async move {
                 let prepared = prepare(&file, fit).await;
                 this.preparing.update(|n| *n = n.saturating_sub(1));
@@ -158,6 +165,18 @@ impl Pictures {
             inner.cache.borrow_mut().insert(key, Description { key, by, text, status: DescribeStatus::Done });
         }
         self.images.set(images);
+    }
+
+    /// Attaches the pictures a shared link carried (already checked, in place of any attached),
+    /// held: none is described until the person asks ([`Pictures::release`]).
+    pub fn attach_shared(&self, shared: SavedPictures) {
+        self.held.set(true);
+        self.restore(shared);
+    }
+
+    /// Ends a hold ([`Pictures::attach_shared`]): the pictures are described if a model needs it.
+    pub fn release(&self) {
+        self.held.set(false);
     }
 
     /// What the saved session keeps, as a memo: it changes when the pictures do, or when a
@@ -200,6 +219,10 @@ impl Pictures {
             self.description.set(None);
             return;
         };
+        if self.held.get_untracked() && !again {
+            self.description.set(None);
+            return;
+        }
         let images = self.images.get_untracked();
         let key = key(&images, &by);
         if !again

@@ -54,6 +54,17 @@ impl ShareStore {
     /// Stores `link` for `owner` and returns its new id, unless that would pass one of the
     /// owner's quotas. Expired links are deleted first, so they count against nobody.
     pub async fn put(&self, owner: &Person, link: &str) -> Result<Result<Stored, Quota>, StoreError> {
+        self.put_with(owner, link, None).await
+    }
+
+    /// [`ShareStore::put`] with `pictures` (as stored: checked JSON) kept beside the link and
+    /// counted against the owner's bytes with it.
+    pub async fn put_with(
+        &self,
+        owner: &Person,
+        link: &str,
+        pictures: Option<&str>,
+    ) -> Result<Result<Stored, Quota>, StoreError> {
         let owner = self.owner_key(owner).await?;
         let id = crate::store::hex(&crate::store::random::<16>()?);
         let now = self.clock.now();
@@ -66,6 +77,7 @@ impl ShareStore {
             expires_at,
             max_links: self.max_links,
             max_bytes: self.max_bytes,
+            pictures,
         };
         Ok(self.store.put_link(new).await?.map(|()| Stored { id, expires_at }))
     }
@@ -74,6 +86,12 @@ impl ShareStore {
     pub async fn get(&self, id: &str) -> Result<Lookup, StoreError> {
         self.prepare().await?;
         self.store.get_link(id, self.clock.now()).await
+    }
+
+    /// The pictures stored with the link `id` (as stored), as [`ShareStore::get`] finds links.
+    pub async fn get_pictures(&self, id: &str) -> Result<Lookup<String>, StoreError> {
+        self.prepare().await?;
+        self.store.get_pictures(id, self.clock.now()).await
     }
 
     /// Deletes the link `id` if `owner` stored it; whether it did.

@@ -27,6 +27,7 @@ mod history_pg;
 mod history_sqlite;
 mod postgres;
 mod postgres_schema;
+mod share_pictures;
 mod sqlite;
 mod sqlite_files;
 
@@ -92,11 +93,20 @@ pub struct Stored {
     pub expires_at: Option<i64>,
 }
 
-/// What is stored under an id.
+/// A stored link as `/s/<id>` needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lookup {
-    /// The link.
-    Found(String),
+pub struct Kept {
+    /// The encoded link.
+    pub link: String,
+    /// Whether pictures are stored with it (`GET /api/share/<id>/pictures`).
+    pub pictures: bool,
+}
+
+/// What is stored under an id: a [`Kept`] link, or (for [`Store::get_pictures`]) its pictures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup<T = Kept> {
+    /// The link, or what was asked of it.
+    Found(T),
     /// It expired; it has now been deleted.
     Expired,
     /// Nothing (never stored, deleted, or cleaned up after expiring).
@@ -118,8 +128,17 @@ pub struct NewLink<'a> {
     pub expires_at: Option<i64>,
     /// Links the owner may keep.
     pub max_links: usize,
-    /// Bytes of links the owner may keep.
+    /// Bytes of links the owner may keep (their pictures included).
     pub max_bytes: usize,
+    /// The pictures kept with it, as stored (JSON of [`flint_protocol::stored_link::StoredPictures`]).
+    pub pictures: Option<&'a str>,
+}
+
+impl NewLink<'_> {
+    /// The bytes it takes against the owner's `max_bytes`: the link's and the pictures' text.
+    pub fn bytes(&self) -> usize {
+        self.link.len().saturating_add(self.pictures.map_or(0, str::len))
+    }
 }
 
 /// A token as `token list` shows it.
@@ -164,6 +183,10 @@ pub trait Store: Send + Sync {
 
     /// The link under `id`; one past its expiry at `now` is deleted and reported as such.
     async fn get_link(&self, id: &str, now: i64) -> Result<Lookup, StoreError>;
+
+    /// The pictures stored with the link `id`, as stored; [`Lookup::Missing`] also when it has
+    /// none. Expiry as for [`Store::get_link`].
+    async fn get_pictures(&self, id: &str, now: i64) -> Result<Lookup<String>, StoreError>;
 
     /// Deletes the link `id` if `owner` stored it; whether it did.
     async fn delete_link(&self, owner: &str, id: &str) -> Result<bool, StoreError>;

@@ -19,7 +19,7 @@ use flint_protocol::sync::HistoryRecord;
 use super::history::{HistoryQuota, HistoryRefused, Positioned};
 use super::postgres_schema::migrate;
 use super::sqlite::over_quota;
-use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_pg};
+use super::{Kept, Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_pg, share_pictures};
 
 /// The PostgreSQL store.
 pub struct PgStore {
@@ -127,23 +127,21 @@ impl Store for PgStore {
         let mut tx = pool.begin().await?;
         // One owner's links are counted and added by one gateway at a time.
         sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))").bind(new.owner).execute(&mut *tx).await?;
-        let (links, bytes): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), COALESCE(SUM(octet_length(link)), 0)::BIGINT FROM shares WHERE owner = $1",
-        )
-        .bind(new.owner)
-        .fetch_one(&mut *tx)
-        .await?;
-        if let Some(quota) = over_quota(links, bytes, new.link.len(), new.max_links, new.max_bytes) {
+        let (links, bytes): (i64, i64) =
+            sqlx::query_as(share_pictures::POSTGRES_OWNER_USAGE).bind(new.owner).fetch_one(&mut *tx).await?;
+        if let Some(quota) = over_quota(links, bytes, new.bytes(), new.max_links, new.max_bytes) {
             return Ok(Err(quota));
         }
         sqlx::query(
-            "INSERT INTO shares (id, link, created_at, owner, expires_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO shares (id, link, created_at, owner, expires_at, pictures) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(new.id)
         .bind(new.link)
         .bind(new.now)
         .bind(new.owner)
         .bind(new.expires_at)
+        .bind(new.pictures)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -152,19 +150,23 @@ impl Store for PgStore {
 
     async fn get_link(&self, id: &str, now: i64) -> Result<Lookup, StoreError> {
         let pool = self.pool().await?;
-        let row: Option<(String, Option<i64>)> =
-            sqlx::query_as("SELECT link, expires_at FROM shares WHERE id = $1")
+        let row: Option<(String, Option<i64>, bool)> =
+            sqlx::query_as("SELECT link, expires_at, pictures IS NOT NULL FROM shares WHERE id = $1")
                 .bind(id)
                 .fetch_optional(pool)
                 .await?;
         Ok(match row {
             None => Lookup::Missing,
-            Some((_, Some(expires_at))) if expires_at <= now => {
+            Some((_, Some(expires_at), _)) if expires_at <= now => {
                 sqlx::query("DELETE FROM shares WHERE id = $1").bind(id).execute(pool).await?;
                 Lookup::Expired
             }
-            Some((link, _)) => Lookup::Found(link),
+            Some((link, _, pictures)) => Lookup::Found(Kept { link, pictures }),
         })
+    }
+
+    async fn get_pictures(&self, id: &str, now: i64) -> Result<Lookup<String>, StoreError> {
+        Ok(share_pictures::pg_get(self.pool().await?, id, now).await?)
     }
 
     async fn delete_link(&self, owner: &str, id: &str) -> Result<bool, StoreError> {

@@ -57,6 +57,8 @@ pub const MIGRATIONS: &[&str] = &[
         peer TEXT NOT NULL,
         expires_at BIGINT NOT NULL
     );",
+    // Pictures kept with a stored link (issue 28), in the link's own row.
+    super::share_pictures::POSTGRES_MIGRATION,
 ];
 
 /// Held while migrating: any fixed number, the same in every gateway ("flint" in ASCII).

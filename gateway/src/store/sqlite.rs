@@ -16,7 +16,7 @@ use flint_protocol::sync::HistoryRecord;
 
 use super::history::{HistoryQuota, HistoryRefused, Positioned};
 use super::sqlite_files::{AUTH_MIGRATIONS, LINK_MIGRATIONS, Part};
-use super::{Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_sqlite};
+use super::{Kept, Lookup, NewLink, Quota, Store, StoreError, TokenInfo, history_sqlite, share_pictures};
 
 /// The SQLite store.
 pub struct SqliteStore {
@@ -115,7 +115,9 @@ impl Store for SqliteStore {
     }
 
     async fn put_link(&self, new: NewLink<'_>) -> Result<Result<(), Quota>, StoreError> {
+        let len = new.bytes();
         let (id, link, owner) = (new.id.to_owned(), new.link.to_owned(), new.owner.to_owned());
+        let pictures = new.pictures.map(str::to_owned);
         let (now, expires_at, max_links, max_bytes) = (new.now, new.expires_at, new.max_links, new.max_bytes);
         self.links
             .get()?
@@ -125,17 +127,17 @@ impl Store for SqliteStore {
                 // Counting and inserting in one write transaction, so a second gateway on the same
                 // file cannot slip a link in between.
                 let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                let (links, bytes): (i64, i64) = tx.query_row(
-                    "SELECT COUNT(*), COALESCE(SUM(LENGTH(CAST(link AS BLOB))), 0) FROM shares WHERE owner = ?1",
-                    [&owner],
-                    |row| Ok((row.get(0)?, row.get(1)?)),
-                )?;
-                if let Some(quota) = over_quota(links, bytes, link.len(), max_links, max_bytes) {
+                let (links, bytes): (i64, i64) =
+                    tx.query_row(share_pictures::SQLITE_OWNER_USAGE, [&owner], |row| {
+                        Ok((row.get(0)?, row.get(1)?))
+                    })?;
+                if let Some(quota) = over_quota(links, bytes, len, max_links, max_bytes) {
                     return Ok(Err(quota));
                 }
                 tx.execute(
-                    "INSERT INTO shares (id, link, created_at, owner, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![id, link, now, owner, expires_at],
+                    "INSERT INTO shares (id, link, created_at, owner, expires_at, pictures) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    params![id, link, now, owner, expires_at, pictures],
                 )?;
                 tx.commit()?;
                 Ok(Ok(()))
@@ -148,21 +150,28 @@ impl Store for SqliteStore {
         self.links
             .get()?
             .run(move |conn| {
-                let row: Option<(String, Option<i64>)> = conn
-                    .query_row("SELECT link, expires_at FROM shares WHERE id = ?1", [&id], |row| {
-                        Ok((row.get(0)?, row.get(1)?))
-                    })
+                let row: Option<(String, Option<i64>, bool)> = conn
+                    .query_row(
+                        "SELECT link, expires_at, pictures IS NOT NULL FROM shares WHERE id = ?1",
+                        [&id],
+                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                    )
                     .optional()?;
                 Ok(match row {
                     None => Lookup::Missing,
-                    Some((_, Some(expires_at))) if expires_at <= now => {
+                    Some((_, Some(expires_at), _)) if expires_at <= now => {
                         conn.execute("DELETE FROM shares WHERE id = ?1", [&id])?;
                         Lookup::Expired
                     }
-                    Some((link, _)) => Lookup::Found(link),
+                    Some((link, _, pictures)) => Lookup::Found(Kept { link, pictures }),
                 })
             })
             .await
+    }
+
+    async fn get_pictures(&self, id: &str, now: i64) -> Result<Lookup<String>, StoreError> {
+        let id = id.to_owned();
+        self.links.get()?.run(move |conn| share_pictures::sqlite_get(conn, &id, now)).await
     }
 
     async fn delete_link(&self, owner: &str, id: &str) -> Result<bool, StoreError> {

@@ -35,6 +35,8 @@ pub const LINK_MIGRATIONS: &[&str] = &[
         peer TEXT NOT NULL,
         expires_at INTEGER NOT NULL
     ) STRICT;",
+    // Pictures kept with a stored link (issue 28), in the link's own row.
+    super::share_pictures::SQLITE_MIGRATION,
 ];
 
 /// The auth file's schema changes in order.
