@@ -275,6 +275,9 @@ impl Saver {
                 self.code_changed.set(true);
                 self.write_now();
                 self.history_changed.update(|n| *n += 1);
+                if self.session.borrow().generation.as_ref().is_some_and(|g| g.picture_bytes() > 0) {
+                    self.cap_history_pictures();
+                }
             }
             RunEvent::Edited => {
                 // Code typed before anything ran is kept as a generation of its own.

@@ -119,6 +119,11 @@ impl SavedStatus {
 /// syncs without its pictures, which stay in this browser's history and its backups.
 pub const SYNC_PICTURE_BYTES: usize = 256 * 1024;
 
+/// Bytes of pictures (as base64) this browser's history keeps in all. Past it, the oldest entries
+/// let their pictures go (their prompt and code stay), so pictures never crowd out
+/// the history itself in the browser's storage quota.
+pub const HISTORY_PICTURE_BYTES: usize = 64 * 1024 * 1024;
+
 impl SavedGeneration {
     /// The record as stored in the history (JSON).
     pub fn to_json(&self) -> String {
@@ -127,13 +132,51 @@ impl SavedGeneration {
 
     /// The entry as it is synced: without its pictures when they are over [`SYNC_PICTURE_BYTES`].
     pub fn for_sync(mut self) -> Self {
-        let bytes: usize =
-            self.pictures.iter().flat_map(|p| p.images.iter()).map(|(_, image)| image.data.len()).sum();
-        if bytes > SYNC_PICTURE_BYTES {
+        if self.picture_bytes() > SYNC_PICTURE_BYTES {
             self.pictures = None;
         }
         self
     }
+
+    /// Bytes of its pictures, as base64.
+    pub fn picture_bytes(&self) -> usize {
+        self.pictures.iter().flat_map(|p| p.images.iter()).map(|(_, image)| image.data.len()).sum()
+    }
+
+    /// The entry without its pictures (and so without their description, which describes them).
+    pub fn without_pictures(mut self) -> Self {
+        self.pictures = None;
+        self
+    }
+}
+
+/// The history entries (any order) that let their pictures go so that the history's pictures come
+/// to at most `cap` bytes: the oldest first, never the newest entry.
+pub fn pictures_over_cap(entries: &[SavedGeneration], cap: usize) -> Vec<&SavedGeneration> {
+    let mut with: Vec<&SavedGeneration> = entries.iter().filter(|g| g.picture_bytes() > 0).collect();
+    with.sort_by_key(|g| g.id);
+    let mut total: usize = with.iter().map(|g| g.picture_bytes()).sum();
+    // The newest (the run that just ended) keeps its pictures whatever their size.
+    let Some((_newest, older)) = with.split_last() else { return Vec::new() };
+    let mut out = Vec::new();
+    for entry in older {
+        if total <= cap {
+            break;
+        }
+        total -= entry.picture_bytes();
+        out.push(*entry);
+    }
+    out
+}
+
+/// What the person is told when older entries let their pictures go.
+pub fn pictures_let_go(count: usize) -> String {
+    let entries = if count == 1 { "entry".to_owned() } else { format!("{count} entries") };
+    format!(
+        "History keeps up to {} MB of pictures: the oldest {entries} with pictures let them go (their \
+         prompt and code stay). Export the history first to keep every picture.",
+        HISTORY_PICTURE_BYTES / (1024 * 1024)
+    )
 }
 
 /// The history's records, newest first; records that cannot be read are left out.

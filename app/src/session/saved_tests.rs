@@ -169,3 +169,30 @@ fn the_selected_version_comes_back_unless_the_editor_held_other_code() {
     let linked = restore(&saved, true);
     assert_eq!((linked.code, linked.versions.map(|v| v.list().len())), (None, Some(2)), "a link keeps them");
 }
+
+#[test]
+fn past_the_cap_the_oldest_entries_let_their_pictures_go_never_the_newest() {
+    use flint_protocol::image::{ImageData, ImageType};
+    let with = |id: u64, bytes: usize| SavedGeneration {
+        id: Some(id),
+        pictures: Some(crate::pictures::SavedPictures {
+            images: vec![(
+                "mock.png".into(),
+                ImageData { media_type: ImageType::Png, data: "A".repeat(bytes), width: 1, height: 1 },
+            )],
+            description: Some(("cloud/eye".into(), "a header".into())),
+        }),
+        ..generation(SavedStatus::Done, "<p>x</p>")
+    };
+    let plain = SavedGeneration { id: Some(5), ..generation(SavedStatus::Done, "<p>y</p>") };
+    let entries = vec![with(30, 40), plain, with(10, 40), with(20, 40)];
+    assert!(pictures_over_cap(&entries, 120).is_empty(), "under the cap nothing goes");
+    let ids = |over: Vec<&SavedGeneration>| over.iter().map(|g| g.id.unwrap()).collect::<Vec<_>>();
+    assert_eq!(ids(pictures_over_cap(&entries, 100)), vec![10], "the oldest goes first");
+    assert_eq!(ids(pictures_over_cap(&entries, 50)), vec![10, 20]);
+    assert_eq!(ids(pictures_over_cap(&entries, 0)), vec![10, 20], "the newest keeps its pictures");
+    let stripped = with(10, 40).without_pictures();
+    assert_eq!((stripped.pictures, stripped.code.as_str()), (None, "<p>x</p>"), "prompt and code stay");
+    assert!(pictures_let_go(2).contains("the oldest 2 entries with pictures let them go"));
+    assert!(pictures_let_go(1).starts_with("History keeps up to 64 MB of pictures: the oldest entry"));
+}

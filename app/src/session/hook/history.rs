@@ -11,7 +11,9 @@ use super::Saver;
 use crate::draft::Draft;
 use crate::interop::store::{SessionStore, StoreError};
 use crate::pictures::Pictures;
-use crate::session::saved::{SavedGeneration, history_entries};
+use crate::session::saved::{
+    HISTORY_PICTURE_BYTES, SavedGeneration, history_entries, pictures_let_go, pictures_over_cap,
+};
 
 /// The history of generations: list, reopen, delete.
 #[derive(Clone)]
@@ -85,5 +87,34 @@ impl History {
         });
         // The current record must not bring a deleted entry back on its next write.
         self.saver.write_now();
+    }
+}
+
+impl Saver {
+    /// After a run whose prompt had pictures: while the history's pictures pass
+    /// [`HISTORY_PICTURE_BYTES`], the oldest entries let theirs go, and the person is told. Read after
+    /// the run's own write, which IndexedDB orders first.
+    pub(super) fn cap_history_pictures(&self) {
+        let store = self.store.borrow().clone();
+        let Some(store) = store else { return };
+        let (problem, changed) = (self.problem, self.history_changed);
+        spawn_local(async move {
+            let Ok(records) = store.history().await else { return };
+            let entries = history_entries(&records);
+            let over = pictures_over_cap(&entries, HISTORY_PICTURE_BYTES);
+            if over.is_empty() {
+                return;
+            }
+            let count = over.len();
+            let rewritten =
+                over.into_iter().filter_map(|g| Some((g.id?, g.clone().without_pictures().to_json())));
+            match store.put_history(rewritten.collect()).await {
+                Ok(()) => {
+                    problem.try_set(Some(pictures_let_go(count)));
+                    changed.try_update(|n| *n += 1);
+                }
+                Err(err) => leptos::logging::warn!("Flint: cannot let old pictures go: {err}"),
+            }
+        });
     }
 }
