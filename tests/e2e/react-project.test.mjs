@@ -134,8 +134,11 @@ test('an edit of two files of a project is reviewed file by file, and one file c
   await review.waitFor({ state: 'detached', timeout: 5_000 });
 
   const frame = preview(page);
+  // The result runs in a fresh frame swapped in once it has loaded: until then the page the review
+  // showed (every change kept) may still be in front.
+  await assertEventually(async () => (await frame.getByTestId('intro').textContent().catch(() => '')).trim()
+    === 'Three things to buy.', 'App.tsx changed in the preview', 15_000);
   await frame.getByRole('heading', { name: 'Shopping list!', exact: true }).waitFor({ timeout: 10_000 });
-  assert.equal((await frame.getByTestId('intro').textContent()).trim(), 'Three things to buy.', 'App.tsx changed');
   await assertEventually(async () => (await savedSession(page))?.generation?.code?.includes('{title}!</h1>'),
     'the kept change of Header.tsx was not saved');
   const after = (await savedSession(page)).generation.code;
