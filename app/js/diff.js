@@ -32,10 +32,12 @@ export class FlintDiff {
       fontSize: 13,
       lineHeight: 19,
       scrollBeyondLastLine: false,
-      // Each side's text area is an input to assistive tech: it needs a name (axe, serious).
-      originalAriaLabel: 'The code before the edit (read only)',
-      modifiedAriaLabel: 'The code after the edit (read only)',
     });
+    // Each side's text area is an input to assistive tech and needs a name (axe: serious). The diff
+    // editor's own `originalAriaLabel`/`modifiedAriaLabel` leave it empty in this Monaco (0.57), so
+    // each side is named directly.
+    this.editor.getOriginalEditor().updateOptions({ ariaLabel: 'The code before the edit (read only)' });
+    this.editor.getModifiedEditor().updateOptions({ ariaLabel: 'The code after the edit (read only)' });
     this.editor.setModel({ original: this.original, modified: this.modified });
     if (this.target) this.show(...this.target);
   }
