@@ -147,6 +147,16 @@ pub(crate) fn store(state: &AppState) -> Result<Arc<ShareStore>, AppError> {
     }
 }
 
+/// The store, for a route naming the stored link `id`: an id the gateway could not have made is
+/// not found, and never reaches the store.
+pub(crate) fn store_for(state: &AppState, id: &str) -> Result<Arc<ShareStore>, AppError> {
+    let store = store(state)?;
+    if !valid_id(id) {
+        return Err(AppError::ShareNotFound);
+    }
+    Ok(store)
+}
+
 /// `POST /api/share`: stores a link that decodes and is within `share.max_link_bytes` and the
 /// person's quotas.
 pub async fn create(
@@ -183,10 +193,7 @@ pub async fn open(
     State(state): State<AppState>,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Response, ShareError> {
-    let store = store(&state)?;
-    if !valid_id(&id) {
-        return Err(AppError::ShareNotFound.into());
-    }
+    let store = store_for(&state, &id)?;
     let (link, with_pictures) = match store.get(&id).await? {
         Lookup::Found(kept) => (kept.link, kept.pictures),
         Lookup::Expired => return Err(ShareError::Expired),
@@ -207,10 +214,7 @@ pub async fn delete(
     Who(person): Who,
     UrlPath(id): UrlPath<String>,
 ) -> Result<StatusCode, ShareError> {
-    let store = store(&state)?;
-    if !valid_id(&id) {
-        return Err(AppError::ShareNotFound.into());
-    }
+    let store = store_for(&state, &id)?;
     if store.delete(&person, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {

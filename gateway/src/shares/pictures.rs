@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use flint_protocol::image::{MAX_IMAGES, MAX_SEND_BYTES};
 use flint_protocol::stored_link::{SharedPicture, StoredPictures, check_pictures};
 
-use super::{ShareError, store, valid_id};
+use super::{ShareError, store_for};
 use crate::AppState;
 use crate::error::AppError;
 use crate::store::Lookup;
@@ -51,10 +51,7 @@ pub async fn get(
     State(state): State<AppState>,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Response, ShareError> {
-    let store = store(&state)?;
-    if !valid_id(&id) {
-        return Err(AppError::ShareNotFound.into());
-    }
+    let store = store_for(&state, &id)?;
     let text = match store.get_pictures(&id).await? {
         Lookup::Found(text) => text,
         Lookup::Expired => return Err(ShareError::Expired),
