@@ -216,7 +216,7 @@ fn attach_from(id: &str, pictures: Pictures) {
             fetch_problem(status, &err.to_string())
         });
         match fetched.and_then(received) {
-            Ok(images) => pictures.attach_shared(SavedPictures { images, description: None }),
+            Ok(images) => pictures.attach_shared(SavedPictures { images, ..SavedPictures::default() }),
             Err(why) => pictures.problem.set(Some(why)),
         }
     });

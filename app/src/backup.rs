@@ -144,7 +144,7 @@ mod tests {
         let mut entry = generation(1, "a page like this");
         let pictures = |bytes| crate::pictures::SavedPictures {
             images: vec![("a.png".into(), picture(bytes))],
-            description: None,
+            ..Default::default()
         };
         entry.pictures = Some(pictures(1_000));
         assert!(entry.clone().for_sync().pictures.is_some(), "small pictures sync");
@@ -171,6 +171,7 @@ mod tests {
         with_picture.pictures = Some(crate::pictures::SavedPictures {
             images: vec![("mock.png".into(), picture(10))],
             description: Some(("cloud/gpt-4o".into(), "Layout: a header".into())),
+            held: false,
         });
         let history = vec![with_picture, generation(1_000, "a clock")];
         let file = export_file(&history, 1_763_900_000_000);

@@ -161,11 +161,15 @@ pub struct SavedPictures {
     /// The description's model and text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<(String, String)>,
+    /// They came with a shared link and the person has not yet asked for them to be described: a
+    /// reload keeps them held ([`hook::Pictures::attach_shared`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 impl SavedPictures {
     /// What the session keeps of `images` and `description`; `None` without pictures.
-    pub fn of(images: &[Attached], description: Option<&Description>) -> Option<Self> {
+    pub fn of(images: &[Attached], description: Option<&Description>, held: bool) -> Option<Self> {
         if images.is_empty() {
             return None;
         }
@@ -174,6 +178,7 @@ impl SavedPictures {
             description: description
                 .filter(|d| d.status == DescribeStatus::Done)
                 .map(|d| (d.by.clone(), d.text.clone())),
+            held,
         })
     }
 }

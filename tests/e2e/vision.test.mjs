@@ -287,6 +287,14 @@ test('a stored share link carries the picture: the opened prompt attaches it and
   await page.getByTestId('describe-held').waitFor();
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.deepEqual(await flint.upstream.requests(), [], 'the shared picture was described before anyone asked');
+  // A reload keeps it held: still nothing described until the person asks.
+  await assertEventually(async () => (await savedSession(page))?.pictures?.held === true,
+    'the session did not keep the picture held');
+  await page.reload();
+  await page.getByTestId('picture-chip').waitFor({ timeout: 10_000 });
+  await page.getByTestId('describe-held').waitFor();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(await flint.upstream.requests(), [], 'a reload described the shared picture before anyone asked');
   await page.getByTestId('describe-shared').click();
   await assertEventually(async () => /Described by scripted\/see-images/.test(
     await page.getByTestId('description-status').textContent().catch(() => '')), 'the description did not finish', 15_000);

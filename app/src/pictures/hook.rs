@@ -148,8 +148,12 @@ impl Pictures {
         }
     }
 
-    /// Puts back the pictures a reload kept, and their description (it is not asked for again).
+    /// Puts back the pictures a reload kept, and their description (it is not asked for again);
+    /// pictures a shared link brought stay held until the person asks.
     pub fn restore(&self, saved: SavedPictures) {
+        if saved.held {
+            self.held.set(true);
+        }
         let inner = self.inner.get_value();
         let images: Vec<Attached> = saved
             .images
@@ -182,13 +186,13 @@ impl Pictures {
     /// What the saved session keeps, as a memo: it changes when the pictures do, or when a
     /// description is complete or corrected, not with each streamed piece of one.
     pub fn saved(&self) -> Memo<Option<SavedPictures>> {
-        let (images, description) = (self.images, self.description);
+        let (images, description, held) = (self.images, self.description, self.held);
         let finished = Memo::new(move |_| {
             description.with(|d| d.as_ref().filter(|d| d.status == DescribeStatus::Done).cloned())
         });
         Memo::new(move |_| {
             let finished = finished.get();
-            images.with(|images| SavedPictures::of(images, finished.as_ref()))
+            images.with(|images| SavedPictures::of(images, finished.as_ref(), held.get()))
         })
     }
 

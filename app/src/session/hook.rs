@@ -147,6 +147,7 @@ pub fn use_session(
                 s.versions = Some(state.versions.get_untracked());
                 s.variations = Some(fan_out.count.get_untracked());
                 s.profile = choice.profile.get_untracked();
+                s.pictures = saved_pictures.get_untracked();
             });
         }
         if let Some(model) = plan.model {

@@ -181,6 +181,7 @@ fn past_the_cap_the_oldest_entries_let_their_pictures_go_never_the_newest() {
                 ImageData { media_type: ImageType::Png, data: "A".repeat(bytes), width: 1, height: 1 },
             )],
             description: Some(("cloud/eye".into(), "a header".into())),
+            held: false,
         }),
         ..generation(SavedStatus::Done, "<p>x</p>")
     };
