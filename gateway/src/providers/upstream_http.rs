@@ -140,9 +140,11 @@ impl UpstreamClient {
             request = request.header(AUTHORIZATION, auth.clone());
         }
         let bytes = serde_json::to_vec(body).unwrap_or_default();
-        let request = request
-            .body(Full::new(Bytes::from(bytes)))
-            .map_err(|err| SendError::Bounded { host: host.clone(), connect: false, source: Box::new(err) })?;
+        let request = request.body(Full::new(Bytes::from(bytes))).map_err(|err| SendError::Bounded {
+            host: host.clone(),
+            connect: false,
+            source: Box::new(err),
+        })?;
         let response = match tokio::time::timeout(HEAD_TIMEOUT, self.bounded.request(request)).await {
             Ok(Ok(response)) => response,
             Ok(Err(err)) => {

@@ -22,7 +22,8 @@ async fn flooding_server(size: usize) -> std::net::SocketAddr {
             }
             head.extend_from_slice(&byte[..n]);
         }
-        let answer = format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {size}\r\n\r\n");
+        let answer =
+            format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {size}\r\n\r\n");
         let _ = socket.write_all(answer.as_bytes()).await;
         let _ = socket.write_all(&vec![b'x'; size]).await;
     });

@@ -244,7 +244,8 @@ impl ScriptedUpstream {
         // A deep accept queue: the scale bench starts 2,000 answers at once, and with tokio's
         // default (1,024) the connections beyond it waited for SYN retries, seconds, as a
         // provider's real front end would not make them.
-        let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        let socket =
+            if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
         socket.set_reuseaddr(true)?;
         socket.bind(addr)?;
         let listener: TcpListener = socket.listen(4096)?;
