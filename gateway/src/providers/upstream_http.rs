@@ -131,7 +131,12 @@ impl UpstreamClient {
         if proxied(&uri) {
             return Ok(self.via_reqwest(url, authorization, body).await?);
         }
-        let host = uri.authority().map(ToString::to_string);
+        // Host and port only: the authority can carry `user:password@`, and this goes into
+        // messages the page sees.
+        let host = uri.host().map(|h| match uri.port_u16() {
+            Some(port) => format!("{h}:{port}"),
+            None => h.to_owned(),
+        });
         let mut request = http::Request::post(uri)
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .header(ACCEPT, HeaderValue::from_static("*/*"))

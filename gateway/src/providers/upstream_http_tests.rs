@@ -52,3 +52,14 @@ async fn an_answer_that_got_ahead_is_read_in_pieces_no_larger_than_the_bound() {
         "a read of {largest} bytes: the client buffered more than {READ_BUFFER_MAX} ahead of the gateway"
     );
 }
+
+#[tokio::test]
+async fn a_failed_request_names_the_host_without_the_credentials_in_its_url() {
+    // Port 1 on loopback refuses at once.
+    let err = UpstreamClient::new()
+        .post_json("http://flint:s3cret-pass@127.0.0.1:1/v1/chat/completions", None, &serde_json::json!({}))
+        .await
+        .expect_err("nothing listens on port 1");
+    assert_eq!(err.host().as_deref(), Some("127.0.0.1:1"));
+    assert!(err.is_connect(), "{err:?}");
+}
