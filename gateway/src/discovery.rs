@@ -56,7 +56,7 @@ pub struct Discovery {
     /// Configured provider names, which found ones must not take.
     taken: HashSet<String>,
     probes: reqwest::Client,
-    relay: reqwest::Client,
+    relay: crate::providers::upstream_http::UpstreamClient,
     found: RwLock<Arc<FoundProviders>>,
     /// What each port answered at the last look and the provider built for it, kept for a port
     /// that is busy at the next look, and reused while a port answers the same.

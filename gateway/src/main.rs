@@ -14,7 +14,7 @@ use flint_gateway::{AppState, app, auth, logging, metrics_app, serve};
 use tokio_util::sync::CancellationToken;
 
 // jemalloc by default (`alloc-jemalloc`, with its purging thread: memory goes back to the system
-// after a load); mimalloc or the system's when built for them (`bench/scale.md` compares them).
+// after a load); mimalloc or the system's when built for them (`bench/scale-issue13.md` compares them).
 #[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
 compile_error!("choose one allocator: alloc-mimalloc or alloc-jemalloc, not both");
 #[cfg(feature = "alloc-mimalloc")]

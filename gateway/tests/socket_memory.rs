@@ -1,6 +1,6 @@
 //! What an open tab costs the gateway in memory: every socket's read buffer is resident (tungstenite
 //! zero-fills it before each read), so its size decides what 10,000 idle tabs cost
-//! (`ws::READ_BUFFER_BYTES`, measured in `bench/scale.md`). Alone in its file: it reads this
+//! (`ws::READ_BUFFER_BYTES`, measured in `bench/scale-issue13.md`). Alone in its file: it reads this
 //! process's resident memory, which other tests running beside it would disturb.
 
 mod common;

@@ -27,7 +27,7 @@ pub fn baseline_arg(args: &[String]) -> Result<Option<String>> {
 }
 
 /// Runs `cmd` in `dir` with the project's tools on `PATH`; fails with what was run.
-fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
+pub fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
     cmd.current_dir(dir).env("PATH", tool_path());
     let shown = format!("{cmd:?}");
     println!("$ (in {}) {shown}", dir.display());
@@ -39,7 +39,7 @@ fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
 }
 
 /// The commit `rev` names, shortened (so `HEAD~1` and its hash share one build).
-fn short_hash(rev: &str) -> Result<String> {
+pub fn short_hash(rev: &str) -> Result<String> {
     let out = Command::new("git")
         .args(["rev-parse", "--short=7", "--verify", &format!("{rev}^{{commit}}")])
         .current_dir(root())

@@ -1,17 +1,22 @@
-//! `cargo xtask bench scale`: the gateway at thousands of sockets and streams, once per allocator.
+//! `cargo xtask bench scale [--baseline REV]`: the gateway at thousands of sockets and streams.
 //!
-//! Builds the gateway (release, without the embedded model: the scripted upstream is the provider)
-//! with the system allocator, `alloc-mimalloc` and `alloc-jemalloc` (the default build's), keeps
-//! each binary under its own name (the builds share one target folder), then runs
-//! `gateway/examples/scale` against all three in one run so the allocators are measured side by
-//! side. Results in `bench/scale.md`.
-//! Extra arguments after `scale` go to the load generator (`--streams 100,1000`, `--settle-secs 10`…).
+//! Without `--baseline`: builds the gateway (release, without the embedded model: the scripted
+//! upstream is the provider) with the system allocator, `alloc-mimalloc` and `alloc-jemalloc` (the
+//! default build's), keeps each binary under its own name (the builds share one target folder),
+//! then runs `gateway/examples/scale` against all three in one run so the allocators are measured
+//! side by side.
+//!
+//! With `--baseline REV`: this checkout and REV (checked out under
+//! `target/bench-baseline/<hash>/src`), both with jemalloc as shipped, every stream point run by
+//! both, each pair one after the other. Results in `bench/scale.md`.
+//! Other arguments after `scale` go to the load generator (`--streams 100,1000`, `--settle-secs 10`…).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
+use crate::bench_browser::run_in;
 use crate::setup::{root, run};
 
 /// The allocators compared: label and the gateway feature that selects it (none: the system's).
@@ -22,30 +27,78 @@ fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
 }
 
-pub fn scale(extra: &[String]) -> Result<()> {
+/// Builds the gateway of the checkout in `dir` (release, no embedded model, `feature` if any) into
+/// the shared target folder and keeps the binary as `kept/flint-gateway-<label>`.
+fn build(dir: &Path, label: &str, feature: Option<&str>, kept: &Path) -> Result<String> {
+    // Both checkouts' crates have the same names and relative paths, so cargo would take one's
+    // build for the other's: the workspace crates are cleaned first, the dependencies stay built.
+    run_in(
+        dir,
+        Command::new("cargo").args(["clean", "--release", "-p", "flint-gateway", "-p", "flint-protocol"]),
+    )?;
+    let mut build = Command::new("cargo");
+    build.args([
+        "build",
+        "--release",
+        "-p",
+        "flint-gateway",
+        "--no-default-features",
+        "--bin",
+        "flint-gateway",
+    ]);
+    if let Some(feature) = feature {
+        build.args(["--features", feature]);
+    }
+    run_in(dir, &mut build)?;
+    let bin = kept.join(format!("flint-gateway-{label}"));
+    std::fs::copy(target_dir().join("release").join("flint-gateway"), &bin)
+        .with_context(|| format!("keeping the {label} build as {}", bin.display()))?;
+    Ok(format!("{label}={}", bin.display()))
+}
+
+/// REV checked out (once) under `target/bench-baseline/<hash>/src`.
+fn checkout(rev: &str) -> Result<(String, PathBuf)> {
+    let hash = crate::bench_browser::short_hash(rev)?;
+    let src = root().join("target/bench-baseline").join(&hash).join("src");
+    if !src.join("Cargo.toml").is_file() {
+        std::fs::create_dir_all(src.parent().unwrap_or(&src))?;
+        run(Command::new("git").args(["worktree", "add", "--detach"]).arg(&src).arg(&hash))?;
+    }
+    Ok((hash, src))
+}
+
+pub fn scale(args: &[String]) -> Result<()> {
     let kept = target_dir().join("scale-bench");
     std::fs::create_dir_all(&kept).with_context(|| format!("creating {}", kept.display()))?;
-    let mut gateways = Vec::new();
-    for (label, feature) in ALLOCATORS {
-        let mut build = Command::new("cargo");
-        build.args([
-            "build",
-            "--release",
-            "-p",
-            "flint-gateway",
-            "--no-default-features",
-            "--bin",
-            "flint-gateway",
-        ]);
-        if let Some(feature) = feature {
-            build.args(["--features", feature]);
-        }
-        run(&mut build)?;
-        let bin = kept.join(format!("flint-gateway-{label}"));
-        std::fs::copy(target_dir().join("release").join("flint-gateway"), &bin)
-            .with_context(|| format!("keeping the {label} build as {}", bin.display()))?;
-        gateways.push(format!("{label}={}", bin.display()));
+    let baseline = crate::bench_browser::baseline_arg(args)?;
+    let mut extra: Vec<String> = args.to_vec();
+    if let Some(i) = extra.iter().position(|a| a == "--baseline") {
+        extra.drain(i..i + 2);
     }
+    let mut gateways = Vec::new();
+    match &baseline {
+        Some(rev) => {
+            let (hash, src) = checkout(rev)?;
+            // `run` runs in this checkout; the baseline is built from its own.
+            gateways.push(build(&root(), "this", Some("alloc-jemalloc"), &kept)?);
+            gateways.push(build(&src, &format!("base-{hash}"), Some("alloc-jemalloc"), &kept)?);
+            // Every stream point for both builds, unless the arguments say otherwise.
+            if !extra.iter().any(|a| a == "--compare") {
+                let points = extra
+                    .iter()
+                    .position(|a| a == "--streams")
+                    .and_then(|i| extra.get(i + 1).cloned())
+                    .unwrap_or_else(|| "100,1000,2000".into());
+                extra.extend(["--compare".into(), points]);
+            }
+        }
+        None => {
+            for (label, feature) in ALLOCATORS {
+                gateways.push(build(&root(), label, feature, &kept)?);
+            }
+        }
+    }
+    let extra = &extra;
     let mut bench = Command::new("cargo");
     bench.args([
         "run",
@@ -61,9 +114,8 @@ pub fn scale(extra: &[String]) -> Result<()> {
         bench.args(["--gateway", gateway]);
     }
     bench.args(["--out", "bench/scale.md"]).args(extra);
-    let shown = std::iter::once("cargo xtask bench scale")
-        .chain(extra.iter().map(String::as_str))
-        .collect::<Vec<_>>();
+    let shown =
+        std::iter::once("cargo xtask bench scale").chain(args.iter().map(String::as_str)).collect::<Vec<_>>();
     bench.env("FLINT_SCALE_COMMAND", shown.join(" "));
     // 10,000 tabs need 10,000 descriptors in the gateway and as many in the load generator.
     raise_open_files(&mut bench);

@@ -26,7 +26,8 @@ usage: cargo xtask <command>
           worker's wasm text benchmark; load: only the page's first-visit and reload costs;
           browser [--baseline REV]: only the browser benchmark, with REV's build beside this one;
           relay: where a stream's main-thread time goes, by stage, from a name-keeping build;
-          scale: the gateway at 10,000 sockets and 2,000 streams, per allocator, in bench/scale.md)
+          scale [--baseline REV]: the gateway at 10,000 sockets and 2,000 streams, per allocator,
+          or this build and REV's side by side, in bench/scale.md)
   lint    cargo fmt --check and clippy (native and wasm) with warnings as errors
   setup   only install what is missing (toolchain, npm packages, the embedded model, Chromium);
           `setup real-servers`: only the Python environment of the tests against real servers;

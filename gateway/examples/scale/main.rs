@@ -7,7 +7,8 @@
 //!
 //! The scripted upstream runs in this process (loopback) and streams an answer of four-byte tokens
 //! at 1k tok/s per stream; the gateway is a separate process so its numbers are its own. The first
-//! `--gateway` runs every point; the others run the comparison point (`--compare`) beside it.
+//! `--gateway` runs every point; the others run the comparison points (`--compare`), each right
+//! after the first gateway's run of the same point, so each pair shares the machine's load.
 
 mod client;
 mod gateway;
@@ -32,7 +33,7 @@ pub(crate) struct Args {
     pub(crate) out: Option<PathBuf>,
     pub(crate) idle: Vec<usize>,
     pub(crate) streams: Vec<usize>,
-    pub(crate) compare: usize,
+    pub(crate) compare: Vec<usize>,
     pub(crate) tokens: u32,
     pub(crate) rate: u32,
     pub(crate) settle: Duration,
@@ -49,7 +50,7 @@ fn parse_args() -> anyhow::Result<Args> {
         out: None,
         idle: vec![1_000, 10_000],
         streams: vec![100, 1_000, 2_000],
-        compare: 2_000,
+        compare: vec![2_000],
         tokens: 3_000,
         rate: 1_000,
         settle: Duration::from_secs(60),
@@ -67,13 +68,13 @@ fn parse_args() -> anyhow::Result<Args> {
             "--out" => args.out = Some(value()?.into()),
             "--idle" => args.idle = list(&value()?)?,
             "--streams" => args.streams = list(&value()?)?,
-            "--compare" => args.compare = value()?.parse()?,
+            "--compare" => args.compare = list(&value()?)?,
             "--tokens" => args.tokens = value()?.parse()?,
             "--rate" => args.rate = value()?.parse()?,
             "--settle-secs" => args.settle = Duration::from_secs(value()?.parse()?),
             other => bail!(
                 "unknown argument {other}; usage: scale --gateway LABEL=PATH… [--out FILE] [--idle N,N] \
-                 [--streams N,N] [--compare N] [--tokens N] [--rate TOK_PER_S] [--settle-secs S]"
+                 [--streams N,N] [--compare N,N] [--tokens N] [--rate TOK_PER_S] [--settle-secs S]"
             ),
         }
     }
@@ -180,14 +181,20 @@ async fn main() -> anyhow::Result<()> {
     let base = upstream.base_url();
     let load_before = proc::load();
     let (mut idle_rows, mut stream_rows) = (Vec::new(), Vec::new());
-    for (i, (label, bin)) in args.gateways.iter().enumerate() {
-        let (idle, streams) =
-            if i == 0 { (args.idle.clone(), args.streams.clone()) } else { (vec![], vec![args.compare]) };
-        for n in idle {
+    if let Some((label, bin)) = args.gateways.first() {
+        for &n in &args.idle {
             eprintln!("{label}: {n} idle sockets…");
             idle_rows.push((label.clone(), idle_point(bin, &base, &model, n).await?));
         }
-        for n in streams {
+    }
+    let mut points = args.streams.clone();
+    points.extend(args.compare.iter().filter(|n| !args.streams.contains(n)));
+    for n in points {
+        for (i, (label, bin)) in args.gateways.iter().enumerate() {
+            let runs = if i == 0 { args.streams.contains(&n) } else { args.compare.contains(&n) };
+            if !runs {
+                continue;
+            }
             eprintln!("{label}: {n} concurrent streams of {} tokens at {} tok/s…", args.tokens, args.rate);
             stream_rows.push((label.clone(), stream_point(&args, bin, &base, &model, n).await?));
         }

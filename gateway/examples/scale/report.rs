@@ -117,7 +117,7 @@ pub fn render(
     let _ = writeln!(out, "## Idle sockets\n");
     let _ = writeln!(
         out,
-        "| allocator | sockets | opened | RSS fresh (MB) | RSS open (MB) | per socket (KB) | peak (MB) | 5 s after closing (MB) | target 10,000 ≤ 500 MB |"
+        "| build | sockets | opened | RSS fresh (MB) | RSS open (MB) | per socket (KB) | peak (MB) | 5 s after closing (MB) | target 10,000 ≤ 500 MB |"
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|:---:|");
     for (label, r) in idle {
@@ -143,7 +143,7 @@ pub fn render(
     let _ = writeln!(out, "\n## Concurrent streams at {} tok/s each\n", args.rate);
     let _ = writeln!(
         out,
-        "| allocator | streams | completed | TTFT p50 / p99 (ms) | relay p50 / p99 / max (ms) | tokens relayed | wall (s) | gateway CPU s per M tokens | RSS tabs open (MB) | peak / VmHWM (MB) | per stream beyond the text (KB) | after {0} s (MB, × idle) | 5 s after closing (MB) | fresh (MB) | {0} s after closing (MB, × fresh) |",
+        "| build | streams | completed | TTFT p50 / p99 (ms) | relay p50 / p99 / max (ms) | tokens relayed | wall (s) | gateway CPU s per M tokens | RSS tabs open (MB) | peak / VmHWM (MB) | per stream beyond the text (KB) | after {0} s (MB, × idle) | 5 s after closing (MB) | fresh (MB) | {0} s after closing (MB, × fresh) |",
         args.settle.as_secs()
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");

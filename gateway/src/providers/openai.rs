@@ -29,6 +29,7 @@ use super::openai_context;
 use super::openai_errors::{self, KeyHint};
 use super::redact::Redactor;
 use super::slots::{Admission, Slots, Waiter, take_turn};
+use super::upstream_http::UpstreamClient;
 use super::{EventStream, GenRequest, Provider, ProviderError, ProviderEvent, TextScrubber};
 use crate::config::{MaxTokensField, ModelConfig, OpenAiConfig};
 
@@ -62,7 +63,7 @@ impl Drop for OpenAiProvider {
 struct Inner {
     name: String,
     endpoint: String,
-    client: reqwest::Client,
+    client: UpstreamClient,
     /// `Bearer <key>`, marked sensitive so it never shows in debug output.
     authorization: Option<HeaderValue>,
     /// Scrubs the key from everything the upstream says that reaches a browser.
@@ -96,7 +97,7 @@ impl std::fmt::Debug for OpenAiProvider {
 
 impl OpenAiProvider {
     /// Builds the provider; `env` looks up environment variables (for `api_key_env`).
-    pub fn new(config: &OpenAiConfig, client: reqwest::Client, env: &dyn Fn(&str) -> Option<String>) -> Self {
+    pub fn new(config: &OpenAiConfig, client: UpstreamClient, env: &dyn Fn(&str) -> Option<String>) -> Self {
         let Credentials { authorization, redactor, hint } = credentials(
             config.api_key_env.as_deref(),
             config.api_key.as_deref(),
@@ -110,7 +111,7 @@ impl OpenAiProvider {
         let (learning, learnt) = tokio::sync::watch::channel(false);
         let discovery = openai_context::spawn(
             config,
-            &client,
+            client.plain(),
             authorization.clone(),
             discovered.clone(),
             limit.is_none().then(|| slots.clone()),
@@ -233,8 +234,11 @@ pub(crate) async fn drain(response: &mut reqwest::Response) {
 async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, ProviderError> {
     let reasoning = inner.reasoning.contains(&request.model);
     let body = request_body(inner.max_tokens_field, reasoning, request);
-    let response =
-        post(inner, &body).send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
+    let response = inner
+        .client
+        .post_json(&inner.endpoint, inner.authorization.as_ref(), &body)
+        .await
+        .map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
     if response.status().is_success() {
         return Ok(response);
     }
@@ -242,9 +246,9 @@ async fn send(inner: &Inner, request: &GenRequest) -> Result<reqwest::Response, 
         .await)
 }
 
-/// A POST of `body` to the endpoint, with the key.
+/// A POST of `body` to the endpoint, with the key, through reqwest (for short answers).
 fn post(inner: &Inner, body: &Value) -> reqwest::RequestBuilder {
-    let http = inner.client.post(&inner.endpoint).json(body);
+    let http = inner.client.plain().post(&inner.endpoint).json(body);
     match &inner.authorization {
         Some(auth) => http.header(AUTHORIZATION, auth.clone()),
         None => http,
@@ -307,23 +311,8 @@ fn chat_messages(messages: &[ChatMessage]) -> Vec<Value> {
 }
 
 /// The shared HTTP client for all OpenAI-compatible providers.
-pub fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        // Generous: a large prompt on a busy server can take minutes before the first byte.
-        .read_timeout(Duration::from_secs(300))
-        .tcp_nodelay(true)
-        // A few warm connections save the next request a handshake; thousands left idle after a
-        // burst each keep hyper's read buffer (grown up to 400 KB by a fast stream) for reqwest's
-        // default 90 s, which held the gateway's memory high well after a load (bench/scale.md).
-        .pool_max_idle_per_host(32)
-        .pool_idle_timeout(Duration::from_secs(15))
-        .user_agent(concat!("flint-gateway/", env!("CARGO_PKG_VERSION")))
-        // A redirect would carry the prompt (a 307 keeps the body) to a host nobody configured,
-        // and bring back that host's words; a 3xx is an error naming only its status.
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_default()
+pub fn http_client() -> UpstreamClient {
+    UpstreamClient::new()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use super::ProviderError;
 use super::redact::Redactor;
+use super::upstream_http::SendError;
 
 /// Where a provider's key comes from, for telling the person what to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,15 +47,13 @@ pub(crate) fn tidy(message: &str, redactor: &Redactor) -> String {
 }
 
 /// The request never got an answer.
-pub(crate) fn connect_error(name: &str, err: &reqwest::Error) -> ProviderError {
-    let host = err.url().and_then(|u| {
-        u.host_str().map(|h| match u.port() {
-            Some(port) => format!("{h}:{port}"),
-            None => h.to_owned(),
-        })
-    });
-    let at = host.map(|h| format!(" at {h}")).unwrap_or_default();
-    tracing::warn!(provider = name, error = %describe(err), "request failed");
+pub(crate) fn connect_error(name: &str, err: &SendError) -> ProviderError {
+    let at = err.host().map(|h| format!(" at {h}")).unwrap_or_default();
+    let described = match err {
+        SendError::Reqwest(err) => describe(err),
+        other => chain(other),
+    };
+    tracing::warn!(provider = name, error = %described, "request failed");
     let message = if err.is_timeout() {
         format!("{name}{at} did not answer in time")
     } else if err.is_connect() {
@@ -65,15 +64,21 @@ pub(crate) fn connect_error(name: &str, err: &reqwest::Error) -> ProviderError {
     ProviderError::Unavailable(message)
 }
 
-/// The error and its causes, without the URL (which could carry credentials in a query), for logs.
-pub(crate) fn describe(err: &reqwest::Error) -> String {
+/// An error and its causes, for logs (hyper's errors name no URL).
+fn chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
+    let mut source = err.source();
     while let Some(cause) = source {
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
+    text
+}
+
+/// The error and its causes, without the URL (which could carry credentials in a query), for logs.
+pub(crate) fn describe(err: &reqwest::Error) -> String {
+    let text = chain(err);
     match err.url() {
         Some(url) => text.replace(url.as_str(), "<url>"),
         None => text,

@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use flint_protocol::ModelInfo;
-use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::header::HeaderValue;
 
 use super::openai::{self, Credentials};
 use super::openai_errors::{self, KeyHint};
@@ -37,7 +37,7 @@ pub struct ResponsesProvider {
 struct Inner {
     name: String,
     endpoint: String,
-    client: reqwest::Client,
+    client: super::upstream_http::UpstreamClient,
     authorization: Option<HeaderValue>,
     redactor: Arc<Redactor>,
     hint: KeyHint,
@@ -70,7 +70,7 @@ impl ResponsesProvider {
     /// Builds the provider; `env` looks up environment variables (for `api_key_env`).
     pub fn new(
         config: &ResponsesConfig,
-        client: reqwest::Client,
+        client: super::upstream_http::UpstreamClient,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Self {
         let credentials =
@@ -303,11 +303,11 @@ async fn send(
 ) -> Result<reqwest::Response, ProviderError> {
     let mut body = super::responses_request::body(request, reasoning, &request.messages, None);
     body["stream"] = true.into();
-    let mut http = inner.client.post(&inner.endpoint).json(&body);
-    if let Some(auth) = &inner.authorization {
-        http = http.header(AUTHORIZATION, auth.clone());
-    }
-    let response = http.send().await.map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
+    let response = inner
+        .client
+        .post_json(&inner.endpoint, inner.authorization.as_ref(), &body)
+        .await
+        .map_err(|err| openai_errors::connect_error(&inner.name, &err))?;
     if response.status().is_success() {
         return Ok(response);
     }

@@ -11,9 +11,11 @@
 //! The timeout defaults to 120 s (`config::DEFAULT_STALL_TIMEOUT_SECS` says why).
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 use std::time::Duration;
 
-use tokio::time::Instant;
+use tokio::time::{Instant, Sleep};
 
 use super::{ProviderError, ProviderEvent};
 
@@ -39,12 +41,16 @@ pub(crate) struct StallWatch {
     last_byte: Instant,
     /// The silence last told to the page, in whole seconds; 0: none told since the last byte.
     told: u32,
+    /// One timer for the whole stream, made at the first read. A timer per read cost two visits
+    /// to tokio's timer wheel per token (most reads carry one); this one is moved only when it
+    /// fires before the silence is due, at most once per notice interval.
+    timer: Option<Pin<Box<Sleep>>>,
 }
 
 impl StallWatch {
     /// Watches provider `provider`'s stream, which fails after `timeout` without a byte.
     pub(crate) fn new(provider: &str, timeout: Duration) -> Self {
-        Self { provider: provider.to_owned(), timeout, last_byte: Instant::now(), told: 0 }
+        Self { provider: provider.to_owned(), timeout, last_byte: Instant::now(), told: 0, timer: None }
     }
 
     /// Bytes arrived at `now`: if the page was told of a silence, it hears that it ended.
@@ -80,9 +86,31 @@ impl StallWatch {
     /// so it must be one that loses nothing when dropped (`reqwest::Response::chunk`, a socket's
     /// `next`).
     pub(crate) async fn watch<T>(&mut self, read: impl Future<Output = T>) -> Watched<T> {
-        match tokio::time::timeout_at(self.deadline(), read).await {
-            Ok(done) => Watched::Ready(done),
-            Err(_) => self.wake(Instant::now()),
+        let mut read = std::pin::pin!(read);
+        let deadline = self.deadline();
+        let mut timer = self.timer.take().unwrap_or_else(|| Box::pin(tokio::time::sleep_until(deadline)));
+        loop {
+            let done = std::future::poll_fn(|cx| {
+                if let Poll::Ready(done) = read.as_mut().poll(cx) {
+                    return Poll::Ready(Some(done));
+                }
+                timer.as_mut().poll(cx).map(|()| None)
+            })
+            .await;
+            if let Some(done) = done {
+                self.timer = Some(timer);
+                return Watched::Ready(done);
+            }
+            // The timer was set for an older last byte: the silence is not due yet.
+            let now = Instant::now();
+            if now < self.deadline() {
+                timer.as_mut().reset(self.deadline());
+                continue;
+            }
+            let woke = self.wake(now);
+            timer.as_mut().reset(self.deadline());
+            self.timer = Some(timer);
+            return woke;
         }
     }
 }

@@ -39,7 +39,7 @@ pub use resume::Resumes;
 
 /// Bytes read from a socket at a time. tungstenite zero-fills its read buffer up to this size before
 /// every read, so all of it is resident for every open tab: at its default (128 KiB) 10,000 idle
-/// tabs held 1.4 GB (`bench/scale.md`). A client's frames are small, and a larger one (a long
+/// tabs held 1.4 GB (`bench/scale-issue13.md`). A client's frames are small, and a larger one (a long
 /// prompt) is simply read in several goes, so 4 KiB costs no speed.
 pub const READ_BUFFER_BYTES: usize = 4 * 1024;
 

@@ -12,7 +12,7 @@
 //! from a WebSocket ping that carries [`Replay::mark`]: the browser answers a ping by itself, after
 //! every frame sent before it arrived, so its pong with the mark (see [`Replay::delivered`]) frees
 //! the streams that had ended by then. Without it a tab held its finished answers' frames until
-//! the 8 MiB cap, a resume or its end (~30 KB a stream: `bench/scale.md`).
+//! the 8 MiB cap, a resume or its end (~30 KB a stream: `bench/scale-issue13.md`).
 
 use std::collections::{HashMap, VecDeque};
 

@@ -241,7 +241,14 @@ impl ScriptedUpstream {
 
     /// Starts on `addr` (port 0 picks a free port).
     pub async fn bind(addr: SocketAddr, options: Options) -> io::Result<Self> {
-        let listener = TcpListener::bind(addr).await?;
+        // A deep accept queue: the scale bench starts 2,000 answers at once, and with tokio's
+        // default (1,024) the connections beyond it waited for SYN retries, seconds, as a
+        // provider's real front end would not make them.
+        let socket =
+            if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        let listener: TcpListener = socket.listen(4096)?;
         let addr = listener.local_addr()?;
         let shutdown = CancellationToken::new();
         let shared = Arc::new(Shared {

@@ -1,0 +1,65 @@
+//! The streamed answers' client reads ahead of the gateway by at most [`READ_BUFFER_MAX`].
+
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::{READ_BUFFER_MAX, UpstreamClient};
+
+/// A server that answers any request with `size` bytes at once, as an upstream does whose answer
+/// got ahead of a busy gateway.
+async fn flooding_server(size: usize) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("a connection");
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1024];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = socket.read(&mut byte).await.expect("the request");
+            if n == 0 {
+                return;
+            }
+            head.extend_from_slice(&byte[..n]);
+        }
+        let answer =
+            format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {size}\r\n\r\n");
+        let _ = socket.write_all(answer.as_bytes()).await;
+        let _ = socket.write_all(&vec![b'x'; size]).await;
+    });
+    addr
+}
+
+#[tokio::test]
+async fn an_answer_that_got_ahead_is_read_in_pieces_no_larger_than_the_bound() {
+    let size = 4 * 1024 * 1024;
+    let addr = flooding_server(size).await;
+    let client = UpstreamClient::new();
+    let mut response = client
+        .post_json(&format!("http://{addr}/v1/chat/completions"), None, &serde_json::json!({}))
+        .await
+        .expect("an answer");
+    let (mut read, mut largest) = (0, 0);
+    while let Some(piece) = response.chunk().await.expect("the body") {
+        read += piece.len();
+        largest = largest.max(piece.len());
+        // A gateway behind its upstreams: the kernel's socket buffer fills between reads.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    assert_eq!(read, size, "the whole body arrives");
+    assert!(
+        largest <= READ_BUFFER_MAX,
+        "a read of {largest} bytes: the client buffered more than {READ_BUFFER_MAX} ahead of the gateway"
+    );
+}
+
+#[tokio::test]
+async fn a_failed_request_names_the_host_without_the_credentials_in_its_url() {
+    // Port 1 on loopback refuses at once.
+    let err = UpstreamClient::new()
+        .post_json("http://flint:s3cret-pass@127.0.0.1:1/v1/chat/completions", None, &serde_json::json!({}))
+        .await
+        .expect_err("nothing listens on port 1");
+    assert_eq!(err.host().as_deref(), Some("127.0.0.1:1"));
+    assert!(err.is_connect(), "{err:?}");
+}
