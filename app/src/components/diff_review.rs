@@ -119,34 +119,18 @@ fn hunk_item(r: &Review, i: usize, diff: Diff) -> Option<impl IntoView + use<>> 
 /// One file of a project's review: its heading (path, how many changes), buttons that keep or
 /// reject all of its hunks, and the hunks.
 fn file_item(r: &Review, group: FileGroup, diff: Diff) -> impl IntoView + use<> {
-    let runner = expect_runner();
     let (accept_name, reject_name) = group.button_names();
     let (accept, reject) =
         if group.hunks.len() == 1 { ("Accept", "Reject") } else { ("Accept all", "Reject all") };
     let items: Vec<_> = group.hunks.iter().filter_map(|&i| hunk_item(r, i, diff)).collect();
     let heading = group.heading();
-    let path = group.path;
-    let (reject_path, data_path) = (path.clone(), path.clone());
+    let (path, reject_path, data_path) = (group.path.clone(), group.path.clone(), group.path);
     view! {
         <li class="hunk-file" data-testid="hunk-file" data-path=data_path>
             <div class="hunk-file-head">
                 <h3 class="hunk-file-name" data-testid="hunk-file-heading">{heading}</h3>
-                <button
-                    class="btn small"
-                    data-testid="file-accept"
-                    aria-label=accept_name
-                    on:click=move |_| runner.review_file(&path, true)
-                >
-                    {accept}
-                </button>
-                <button
-                    class="btn small"
-                    data-testid="file-reject"
-                    aria-label=reject_name
-                    on:click=move |_| runner.review_file(&reject_path, false)
-                >
-                    {reject}
-                </button>
+                {file_button(path, true, accept, accept_name)}
+                {file_button(reject_path, false, reject, reject_name)}
             </div>
             <ol class="hunk-group">{items}</ol>
         </li>
@@ -171,4 +155,15 @@ fn lines(view: HunkView) -> impl IntoView {
             .collect_view()
     };
     (side(&view.removed, "− ", "del"), side(&view.added, "+ ", "ins"))
+}
+
+/// "Accept all" (`keep`) or "Reject all" for the file at `path`, named for assistive tech by `name`.
+fn file_button(path: String, keep: bool, label: &'static str, name: String) -> impl IntoView {
+    let runner = expect_runner();
+    let testid = if keep { "file-accept" } else { "file-reject" };
+    view! {
+        <button class="btn small" data-testid=testid aria-label=name on:click=move |_| runner.review_file(&path, keep)>
+            {label}
+        </button>
+    }
 }

@@ -24,6 +24,11 @@ fn select_all(ev: leptos::ev::FocusEvent) {
     event_target::<HtmlInputElement>(&ev).select();
 }
 
+/// The link to copy, read-only, selected whole when focused.
+fn link_field(url: String) -> impl IntoView {
+    view! { <input class="share-link" data-testid="share-link" readonly=true prop:value=url on:focus=select_all /> }
+}
+
 /// A Share button with an "include code" box. The link is copied when the browser allows and always
 /// shown below, ready to copy by hand; a link too long to survive being sent is not offered.
 #[component]
@@ -110,13 +115,7 @@ pub fn ShareButton() -> impl IntoView {
         outcome.get().map(|made| match made {
             ShareOutcome::Link(url) => view! {
                 <div class="share-panel" role="status">
-                    <input
-                        class="share-link"
-                        data-testid="share-link"
-                        readonly=true
-                        prop:value=url
-                        on:focus=select_all
-                    />
+                    {link_field(url)}
                     <span class="share-note" data-testid="share-note">
                         {move || if copied.get() { "Link copied" } else { "Copy this link" }}
                     </span>
@@ -181,15 +180,7 @@ pub fn ShareButton() -> impl IntoView {
             ShareOutcome::WithoutPictures { url, why } => view! {
                 <div class="share-panel" role="alert">
                     <span class="share-note too-long" data-testid="share-no-pictures">{why}</span>
-                    {url.map(|url| view! {
-                        <input
-                            class="share-link"
-                            data-testid="share-link"
-                            readonly=true
-                            prop:value=url
-                            on:focus=select_all
-                        />
-                    })}
+                    {url.map(link_field)}
                     <button class="banner-close" title="Close" on:click=close>"×"</button>
                 </div>
             }
