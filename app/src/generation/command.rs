@@ -188,6 +188,9 @@ pub enum Command {
         /// The person picked it: it runs.
         run: bool,
     },
+    /// A stopped edit changes nothing: the code it started from comes back in the workspace at
+    /// once and in the editor and the preview after the stop has painted (they are the slow part).
+    Restore(String),
     /// Tell the observer.
     Notify(Notice),
     /// Add a finished stream's cost to the session's.

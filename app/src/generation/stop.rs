@@ -24,7 +24,7 @@ impl Generation {
             out.push(Command::Code(CodeChange::Finish));
             if let Some(base) = self.job.base.clone() {
                 out.push(Command::Show(Display::Edit(None)));
-                out.push(Command::ShowVersion { code: base, page: None, files: Vec::new(), run: false });
+                out.push(Command::Restore(base));
             }
         }
         self.finish_worker(&mut out);

@@ -50,7 +50,7 @@ impl Screen {
                 Command::Show(_) => {}
                 Command::KeepVersion { code, origin, .. } => self.kept.push((code, origin)),
                 Command::Propose(review) => self.review = Some(review),
-                Command::ShowVersion { code, .. } => {
+                Command::ShowVersion { code, .. } | Command::Restore(code) => {
                     self.shown.push(code.clone());
                     self.code = code;
                 }

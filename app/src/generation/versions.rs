@@ -70,7 +70,7 @@ impl Generation {
         }
         if report.hunks.is_empty() {
             // Nothing to review: the code stays as it was.
-            out.push(Command::ShowVersion { code: base, page: None, files: Vec::new(), run: false });
+            out.push(Command::Restore(base));
             if stopped {
                 return;
             }

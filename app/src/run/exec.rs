@@ -73,6 +73,7 @@ impl Inner {
                     }
                     self.show_version(code, page, files);
                 }
+                Command::Restore(code) => self.restore(target, code),
                 Command::Notify(notice) => match notice {
                     Notice::Started { model, prompt } => {
                         self.notify(RunEvent::Started { model: &model, prompt: &prompt });
@@ -130,6 +131,20 @@ impl Inner {
             // The editor already shows the main file, the project's first.
             CodeChange::Project(_) => {}
         }
+    }
+
+    /// A stopped edit's base comes back after the stop (or the end) has painted: giving Monaco the
+    /// whole text and running the page again took 80–210 ms, and "cancelled" waited behind them.
+    /// A newer run by then wins, as in [`Self::change_preview`].
+    fn restore(self: &Rc<Self>, target: Target, code: String) {
+        let stream = self.with_lane(target, |lane| lane.stream()).flatten();
+        let weak = Rc::downgrade(self);
+        crate::interop::after_paint(move || {
+            let Some(inner) = weak.upgrade() else { return };
+            if inner.with_lane(target, |lane| lane.stream()).flatten() == stream {
+                inner.show_version(code, None, Vec::new());
+            }
+        });
     }
 
     fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
