@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus } from './harness.mjs';
 
-const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000', 'react-loop@2000'] });
+const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000', 'react-loop@2000', 'react-large@600'] });
 
 const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
 
@@ -19,6 +19,24 @@ test('a one-file App.tsx runs: state, Tailwind classes styled, a Lucide icon dra
   const background = await frame.locator('#add').evaluate((b) => getComputedStyle(b).backgroundColor);
   assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'bg-blue-600 was not styled');
   assert.equal(await frame.locator('#add svg.lucide').count(), 1, 'the Plus icon is not drawn');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('while a project streams, a component not written yet stands in, and the app renders around it', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  // App.tsx streams first; the two components it imports come after it.
+  await runPrompt(page, 'scripted/react-large@600', 'a React sprint board');
+  const frame = preview(page);
+  const standIn = frame.locator('[data-flint-pending]').first();
+  await standIn.waitFor({ timeout: 25_000 });
+  assert.match(await standIn.textContent(), /components\/(Stats|TicketTable)(\.tsx)? is not written yet/);
+  assert.equal((await page.getByTestId('stream-status').textContent()).trim(), 'streaming', 'it showed only at the end');
+  await waitForStatus(page, 'done', 30_000);
+  // The finished app: every component itself, nothing standing in.
+  await frame.locator('table').waitFor({ timeout: 10_000 });
+  await assertEventually(async () => (await frame.locator('[data-flint-pending]').count()) === 0,
+    'a stand-in outlived the stream');
   assert.deepEqual(problems, []);
   await context.close();
 });

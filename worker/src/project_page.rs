@@ -17,7 +17,7 @@ use flint_protocol::project::{
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
-use crate::project::{EntryKind, ProjectBuild, build};
+use crate::project::{EntryKind, ProjectBuild, build, build_streaming};
 
 /// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
 /// file, or JavaScript that imports React.
@@ -29,14 +29,24 @@ pub fn is_project(parser: &StreamParser) -> bool {
 /// often still parses (`export default fun` is a reference to `fun`) and would run a page that
 /// throws in place of the last good one.
 pub fn project_files(parser: &StreamParser) -> Vec<(String, String)> {
+    files_and_open(parser).0
+}
+
+/// [`project_files`], and the paths of those whose fence has not closed: the one being written (or
+/// one the answer cut).
+fn files_and_open(parser: &StreamParser) -> (Vec<(String, String)>, Vec<String>) {
     let mut files: Vec<(String, String)> = Vec::new();
+    let mut open = Vec::new();
     for (i, file) in parser.files().iter().enumerate() {
         let taken: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
         if let Some(path) = project_path(file.name.as_deref(), &file.language, i, &taken) {
+            if !file.closed {
+                open.push(path.clone());
+            }
             files.push((path, parser.visible(Some(i)).0.to_owned()));
         }
     }
-    files
+    (files, open)
 }
 
 /// The files an edit stream's text builds: a project's text ([`unbundle`]) is its files; a lone
@@ -56,9 +66,18 @@ pub fn project_file(file: AnswerFile) -> (String, String) {
 }
 
 /// The preview document of the project in `parser`, or the problems that keep it from running
-/// (each a sentence starting with `file:line:column` where there is one).
-pub fn project_document(parser: &StreamParser, packages: &PreviewPackages) -> Result<String, Vec<String>> {
-    files_document(&project_files(parser), packages)
+/// (each a sentence starting with `file:line:column` where there is one). While it `streams`,
+/// components not written yet stand in ([`build_streaming`]).
+pub fn project_document(
+    parser: &StreamParser,
+    packages: &PreviewPackages,
+    streams: bool,
+) -> Result<String, Vec<String>> {
+    let (files, open) = files_and_open(parser);
+    if !streams {
+        return files_document(&files, packages);
+    }
+    page_of(build_streaming(&files, &open), &files, packages).map(|(document, _)| document)
 }
 
 /// The preview document of the project `files` (`(path, text)`), or the problems that keep it
@@ -72,7 +91,14 @@ pub fn files_page(
     files: &[(String, String)],
     packages: &PreviewPackages,
 ) -> Result<(String, ProjectShape), Vec<String>> {
-    let built = build(files, None);
+    page_of(build(files, None), files, packages)
+}
+
+fn page_of(
+    built: ProjectBuild,
+    files: &[(String, String)],
+    packages: &PreviewPackages,
+) -> Result<(String, ProjectShape), Vec<String>> {
     if !built.errors.is_empty() {
         return Err(built.errors.iter().map(ToString::to_string).collect());
     }

@@ -44,7 +44,7 @@ fn a_react_answer_is_a_project_and_a_page_is_not() {
 
 #[test]
 fn the_page_maps_every_module_and_package_and_mounts_the_app() {
-    let doc = project_document(&parse(APP), &packages()).expect("it builds");
+    let doc = project_document(&parse(APP), &packages(), false).expect("it builds");
     let start = doc.find("<script type=\"importmap\">").unwrap() + "<script type=\"importmap\">".len();
     let end = start + doc[start..].find("</script>").unwrap();
     let map: serde_json::Value = serde_json::from_str(&doc[start..end]).expect("the import map is JSON");
@@ -66,23 +66,48 @@ fn a_file_cut_mid_stream_or_broken_is_a_problem_with_its_place() {
     let cut = &APP[..APP.find("return <main").unwrap() + 20];
     let mut p = StreamParser::new();
     p.push(cut);
-    let why = project_document(&p, &packages()).unwrap_err();
+    let why = project_document(&p, &packages(), true).unwrap_err();
     assert!(why[0].starts_with("App.tsx:"), "{why:?}");
     let broken = APP.replace("const [n, setN]", "const [n, setN] = = ");
-    let why = project_document(&parse(&broken), &packages()).unwrap_err();
+    let why = project_document(&parse(&broken), &packages(), false).unwrap_err();
     assert!(why[0].starts_with("App.tsx:6:"), "{why:?}");
+}
+
+#[test]
+fn while_it_streams_a_component_not_written_yet_stands_in_and_once_whole_it_is_an_error() {
+    // `App.tsx` has streamed; `components/Button.tsx` has not begun, then is cut mid-line.
+    let app_only = &APP[..APP.find("```tsx components/").unwrap()];
+    let mut p = StreamParser::new();
+    p.push(app_only);
+    let doc = project_document(&p, &packages(), true).expect("the app renders with a stand-in");
+    assert!(doc.contains("~/components/Button.pending"), "{doc}");
+    let why = project_document(&p, &packages(), false).unwrap_err();
+    assert!(why[0].contains("'./components/Button' is not in this project"), "{why:?}");
+    p.push(
+        "```tsx components/Button.tsx
+type Props = { onClick: () => void; children: React.ReactNode };
+export default function Button(",
+    );
+    let doc = project_document(&p, &packages(), true).expect("the cut file stands in");
+    assert!(doc.contains("~/components/Button.tsx") && doc.contains("is not written yet"), "{doc}");
+    p.push(
+        "{ onClick, children }: Props) {\n  return <button onClick={onClick}>{children}</button>;\n}\n```\n",
+    );
+    p.finish();
+    let doc = project_document(&p, &packages(), false).expect("whole");
+    assert!(!doc.contains("is not written yet"), "nothing stands in once whole");
 }
 
 #[test]
 fn a_package_the_preview_lacks_is_named_with_the_setting_that_adds_it() {
     let app = APP.replace("'lucide-react'", "'@tanstack/react-query/devtools'");
-    let why = project_document(&parse(&app), &packages()).unwrap_err();
+    let why = project_document(&parse(&app), &packages(), false).unwrap_err();
     assert_eq!(why.len(), 1, "{why:?}");
     assert!(
         why[0].contains("'@tanstack/react-query/devtools'") && why[0].contains("\"@tanstack/react-query\"")
     );
     assert!(why[0].contains("[preview] packages"));
-    let none = project_document(&parse(APP), &PreviewPackages::default()).unwrap_err();
+    let none = project_document(&parse(APP), &PreviewPackages::default(), false).unwrap_err();
     assert!(none[0].contains("cargo xtask setup preview-packages"), "{none:?}");
 }
 
@@ -91,7 +116,7 @@ fn nothing_in_a_path_or_a_module_can_end_the_script_elements() {
     let app = APP
         .replace("components/Button", "components/</script><script>x")
         .replace("{n}</Button>", "{'</script><!--'}</Button>");
-    let doc = project_document(&parse(&app), &packages()).expect("it builds");
+    let doc = project_document(&parse(&app), &packages(), false).expect("it builds");
     assert_eq!(doc.matches("</script>").count(), 3, "importmap, tailwind, mount:\n{doc}");
     assert!(!doc.contains("<!--"));
 }
@@ -173,9 +198,9 @@ fn a_line_cut_mid_word_is_not_built_and_an_entry_needs_its_default_export() {
     // `export default fun` parses (a reference to `fun`) and would run a page that throws.
     let mut p = StreamParser::new();
     p.push("```tsx App.tsx\nexport default fun");
-    assert!(project_document(&p, &packages()).is_err(), "the cut line was built");
+    assert!(project_document(&p, &packages(), true).is_err(), "the cut line was built");
     let empty = parse("```tsx App.tsx\nconst x = 1;\n```\n");
-    let why = project_document(&empty, &packages()).unwrap_err();
+    let why = project_document(&empty, &packages(), false).unwrap_err();
     assert!(why[0].contains("default export"), "{why:?}");
 }
 

@@ -245,7 +245,7 @@ impl StreamState {
         if (self.preview_revision != Some(revision) && self.preview.due(now_ms, every)) || done {
             self.preview_revision = Some(revision);
             let doc = if project {
-                match project_document(&self.parser, packages) {
+                match project_document(&self.parser, packages, !done) {
                     Ok(doc) => Some(doc),
                     // The last good page stays: a file cut mid-line does not build, so why is
                     // only news once the answer is whole.

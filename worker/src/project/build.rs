@@ -2,8 +2,9 @@
 //! transformed once (so import cycles end), its imports resolved and rewritten, styles and packages
 //! collected, and the modules put in the order they would run.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
+use super::pending::{StandIn, stand_in};
 use super::resolve::{self, FileKind, Target};
 use super::transform::{self, Import, ImportKind, Rewrite};
 use super::{
@@ -29,6 +30,23 @@ enum Dep {
 /// one) from `entry`, or from the entry found by name when it is `None`: `main.*`/`index.*` (root,
 /// then `src/`), else `App.*`, else the only module there is.
 pub fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], entry: Option<&str>) -> ProjectBuild {
+    build_with(files, entry, None)
+}
+
+/// Builds the project of an answer still streaming: a file it has not finished (`open`, project
+/// paths) that does not build yet, or lacks a name its importers take, and a file its code imports
+/// but it has not begun, stand in as placeholders that say so ([`super::pending`]), so the app
+/// renders as far as it is written. Only components stand in: a file whose importers take
+/// anything else (`useTodos`, `formatDate`, `* as api`) is an error as in [`build`].
+pub fn build_streaming<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], open: &[String]) -> ProjectBuild {
+    build_with(files, None, Some(open))
+}
+
+fn build_with<P: AsRef<str>, T: AsRef<str>>(
+    files: &[(P, T)],
+    entry: Option<&str>,
+    open: Option<&[String]>,
+) -> ProjectBuild {
     let mut out = ProjectBuild::default();
     let total: usize = files.iter().map(|(_, text)| text.as_ref().len()).sum();
     if total > MAX_PROJECT_BYTES {
@@ -53,8 +71,17 @@ pub fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], entry: Option<&str>
     }
     let Some(entry_path) = find_entry(&project, entry, &mut out.errors) else { return out };
 
-    let mut graph =
-        Graph { project: &project, built: BTreeMap::new(), deps: BTreeMap::new(), dynamic: Vec::new() };
+    let mut graph = Graph {
+        project: &project,
+        built: BTreeMap::new(),
+        deps: BTreeMap::new(),
+        dynamic: Vec::new(),
+        entry: entry_path.clone(),
+        open,
+        wanted: BTreeMap::new(),
+        exports: BTreeMap::new(),
+        stand_ins: BTreeMap::new(),
+    };
     let mut mounts = false;
     let mut queue = VecDeque::from([entry_path.clone()]);
     let mut queued = HashSet::from([entry_path.clone()]);
@@ -69,6 +96,7 @@ pub fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], entry: Option<&str>
         }
         graph.deps.insert(path, deps);
     }
+    graph.settle(&mut out);
     let stem = entry_path.rsplit('/').next().unwrap_or_default().split('.').next().unwrap_or_default();
     let kind = if mounts || stem == "main" { EntryKind::Mount } else { EntryKind::Component };
     graph.order(&entry_path, &mut out);
@@ -131,6 +159,16 @@ struct Graph<'p> {
     deps: BTreeMap<String, Vec<Dep>>,
     /// Modules only imported dynamically, in the order found.
     dynamic: Vec<String>,
+    /// The entry's path: it never stands in.
+    entry: String,
+    /// While the answer streams: the files it has not finished.
+    open: Option<&'p [String]>,
+    /// The names each module's importers take (for stand-ins).
+    wanted: BTreeMap<String, BTreeSet<String>>,
+    /// What each open file that built exports (`None`: not known).
+    exports: BTreeMap<String, Option<Vec<String>>>,
+    /// Files that may stand in, by path.
+    stand_ins: BTreeMap<String, StandIn>,
 }
 
 impl Graph<'_> {
@@ -153,8 +191,21 @@ impl Graph<'_> {
                         .flat_map(|root| resolve::candidates(root))
                         .find(|c| self.project.contains_key(c));
                     let Some(target) = hit else {
-                        errors.push(refuse(format!("'{spec}' is not in this project")));
-                        return Rewrite::Keep;
+                        let error = refuse(format!("'{spec}' is not in this project"));
+                        if self.open.is_none() || import.kind == ImportKind::Dynamic {
+                            errors.push(error);
+                            return Rewrite::Keep;
+                        }
+                        // Not written yet: a style comes with its file; a module stands in.
+                        let root = roots.first().cloned().unwrap_or_default();
+                        if import.kind == ImportKind::SideEffect && root.ends_with(".css") {
+                            return Rewrite::Drop;
+                        }
+                        let stand = format!("{root}.pending");
+                        self.wanted.entry(stand.clone()).or_default().extend(import.names.iter().cloned());
+                        self.stand_ins.insert(stand.clone(), StandIn { label: root, errors: vec![error] });
+                        deps.push(Dep::Module(stand.clone()));
+                        return Rewrite::To(module_key(&stand));
                     };
                     match (resolve::file_kind(&target), import.kind) {
                         (FileKind::Module, kind) => {
@@ -163,6 +214,8 @@ impl Graph<'_> {
                                 self.dynamic.push(target.clone());
                             } else {
                                 deps.push(Dep::Module(target.clone()));
+                                let wanted = self.wanted.entry(target.clone()).or_default();
+                                wanted.extend(import.names.iter().cloned());
                             }
                             found.modules.push(target);
                             Rewrite::To(key)
@@ -213,14 +266,56 @@ impl Graph<'_> {
                 }
             }
         };
-        match transform::compile(path, source, &mut on_import) {
-            Ok(js) if errors.is_empty() => {
-                self.built.insert(path.to_owned(), js);
+        let compiled = transform::compile(path, source, &mut on_import);
+        let open = path != self.entry && self.open.is_some_and(|open| open.iter().any(|p| p == path));
+        match compiled {
+            Ok(compiled) if errors.is_empty() => {
+                self.built.insert(path.to_owned(), compiled.js);
+                if open {
+                    self.exports.insert(path.to_owned(), compiled.exports);
+                }
+                return found;
             }
-            Ok(_) => out.errors.append(&mut errors),
-            Err(mut found) => out.errors.append(&mut found),
+            Ok(_) => {}
+            Err(found) => errors = found,
         }
+        if open {
+            // Cut mid-statement, most likely: it stands in until it builds, and what it imports
+            // waits with it.
+            self.stand_ins.insert(path.to_owned(), StandIn { label: path.to_owned(), errors });
+            deps.clear();
+            return Found::default();
+        }
+        out.errors.append(&mut errors);
         found
+    }
+
+    /// Decides the stand-ins once every importer has said what it takes: an open file that built
+    /// but lacks a name taken from it stands in too; a stand-in is built when every name taken
+    /// from it is a component's (or the default export), and is its errors otherwise.
+    fn settle(&mut self, out: &mut ProjectBuild) {
+        for (path, exports) in &self.exports {
+            let (Some(exports), Some(wanted)) = (exports, self.wanted.get(path)) else { continue };
+            if let Some(name) = wanted.iter().find(|name| !exports.contains(name)) {
+                let error = TransformError::whole_file(path, format!("does not export '{name}' yet"));
+                self.stand_ins.insert(path.clone(), StandIn { label: path.clone(), errors: vec![error] });
+            }
+        }
+        let no_names = BTreeSet::new();
+        for (path, stand) in std::mem::take(&mut self.stand_ins) {
+            let names = self.wanted.get(&path).unwrap_or(&no_names);
+            match stand_in(&stand.label, names) {
+                Some(js) => {
+                    self.built.insert(path.clone(), js);
+                    self.deps.insert(path, Vec::new());
+                    out.pending.push(stand.label);
+                }
+                None => {
+                    self.built.remove(&path);
+                    out.errors.extend(stand.errors);
+                }
+            }
+        }
     }
 
     /// Puts the built modules and the styles in `out` in the order they would run: depth first,

@@ -45,6 +45,7 @@
 
 mod build;
 mod nesting;
+mod pending;
 mod resolve;
 mod stamp;
 mod transform;
@@ -52,7 +53,7 @@ mod transform;
 use std::collections::BTreeSet;
 use std::fmt;
 
-pub use build::build;
+pub use build::{build, build_streaming};
 pub use resolve::package_name;
 
 /// A file over this many bytes is not built (models write pages of tens of KB; a 50 MB "file" is
@@ -148,6 +149,9 @@ pub struct ProjectBuild {
     /// Packages' stylesheets imported for their effect (`react-toastify/dist/ReactToastify.css`),
     /// removed from the JS like the project's own styles.
     pub package_styles: BTreeSet<String>,
+    /// What stands in for a file the streaming answer has not written yet (its path, or the
+    /// import's root when it has not begun); empty once the answer is whole.
+    pub pending: Vec<String>,
     /// Every error met building the files the entry reaches (a file it does not reach, such as a
     /// `vite.config.ts`, is never built), in the order they were built; empty when the build is good.
     pub errors: Vec<TransformError>,
@@ -164,7 +168,8 @@ pub fn transform(path: &str, source: &str) -> Result<String, TransformError> {
     if source.len() > MAX_FILE_BYTES {
         return Err(TransformError::whole_file(path, too_big(source.len(), MAX_FILE_BYTES)));
     }
-    transform::compile(path, source, &mut |_| transform::Rewrite::Keep).map_err(|mut errors| {
+    let compiled = transform::compile(path, source, &mut |_| transform::Rewrite::Keep);
+    compiled.map(|compiled| compiled.js).map_err(|mut errors| {
         // `compile` never returns an empty list; the fallback only keeps this total.
         if errors.is_empty() {
             TransformError::whole_file(path, "did not build")

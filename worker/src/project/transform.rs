@@ -9,13 +9,15 @@ use std::path::Path;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
-    Expression, ImportExpression, ModuleDeclaration, Program, SourceType, Str, StringLiteral,
+    Expression, ImportDeclarationSpecifier, ImportExpression, ModuleDeclaration, Program, SourceType, Str,
+    StringLiteral,
 };
 use oxc_ast_visit::{VisitMut, walk_mut};
 use oxc_codegen::Codegen;
 use oxc_diagnostics::OxcDiagnostic;
 use oxc_parser::Parser;
 use oxc_semantic::SemanticBuilder;
+use oxc_syntax::module_record::{ExportExportName, ModuleRecord};
 use oxc_transformer::{JsxOptions, JsxRuntime, TransformOptions, Transformer};
 
 use super::{TransformError, line_column, nesting};
@@ -42,6 +44,19 @@ pub struct Import<'s> {
     pub offset: u32,
     /// How it is imported.
     pub kind: ImportKind,
+    /// The names it takes: `default`, each named import or re-export, `*` for a namespace or
+    /// `export *`; empty for an import for effect or `import()`.
+    pub names: &'s [String],
+}
+
+/// A file compiled: its JavaScript, and what it exports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiled {
+    /// The module's JavaScript.
+    pub js: String,
+    /// The names it exports (`default` among them); `None` when it also re-exports all of another
+    /// module's (`export * from …`), so what it exports is not known from it alone.
+    pub exports: Option<Vec<String>>,
 }
 
 /// What to do with an import.
@@ -88,7 +103,7 @@ pub fn compile(
     path: &str,
     source: &str,
     on_import: &mut dyn FnMut(Import<'_>) -> Rewrite,
-) -> Result<String, Vec<TransformError>> {
+) -> Result<Compiled, Vec<TransformError>> {
     let Some(source_type) = source_type(path) else {
         return Err(vec![TransformError::whole_file(path, "only .tsx .ts .jsx .js .mjs files are modules")]);
     };
@@ -110,6 +125,7 @@ pub fn compile(
         return Err(found);
     }
     let has_dynamic_imports = !parsed.module_record.dynamic_imports.is_empty();
+    let exports = exports(&parsed.module_record);
     let mut program = parsed.program;
     super::stamp::stamp(&allocator, &mut program, path);
 
@@ -136,7 +152,22 @@ pub fn compile(
 
     rewrite_imports(&allocator, &mut program, has_dynamic_imports, on_import);
     let printed = Codegen::new().with_scoping(Some(transformed.scoping)).build(&program);
-    Ok(printed.code)
+    Ok(Compiled { js: printed.code, exports })
+}
+
+/// The names a module exports, `None` when an `export *` makes them unknown. (Types count too: a
+/// name only ever asked for as a type is dropped from its importer before anyone asks.)
+fn exports(record: &ModuleRecord<'_>) -> Option<Vec<String>> {
+    if !record.star_export_entries.is_empty() {
+        return None;
+    }
+    let names = record.local_export_entries.iter().chain(record.indirect_export_entries.iter());
+    let names = names.filter_map(|entry| match &entry.export_name {
+        ExportExportName::Name(name) => Some(name.name.to_string()),
+        ExportExportName::Default(_) => Some("default".to_owned()),
+        ExportExportName::Null => None,
+    });
+    Some(names.collect())
 }
 
 /// A diagnostic at its primary label's start, else its first one's (1-based line and UTF-16
@@ -158,17 +189,29 @@ fn rewrite_imports<'a>(
     // Static imports and re-exports are top-level statements: no walk of the whole tree for them.
     program.body.retain_mut(|statement| {
         let Some(declaration) = statement.as_module_declaration_mut() else { return true };
-        let (source, kind) = match declaration {
+        let (source, kind, names) = match declaration {
             ModuleDeclaration::ImportDeclaration(import) => {
                 let side_effect = import.specifiers.as_ref().is_none_or(|s| s.is_empty());
                 let kind = if side_effect { ImportKind::SideEffect } else { ImportKind::Bindings };
-                (&mut import.source, kind)
+                let names = import.specifiers.iter().flatten().map(|specifier| match specifier {
+                    ImportDeclarationSpecifier::ImportSpecifier(it) => it.imported.name().to_string(),
+                    ImportDeclarationSpecifier::ImportDefaultSpecifier(_) => "default".to_owned(),
+                    ImportDeclarationSpecifier::ImportNamespaceSpecifier(_) => "*".to_owned(),
+                });
+                let names = names.collect();
+                (&mut import.source, kind, names)
             }
-            ModuleDeclaration::ExportAllDeclaration(export) => (&mut export.source, ImportKind::ReExport),
-            ModuleDeclaration::ExportFromDeclaration(export) => (&mut export.source, ImportKind::ReExport),
+            ModuleDeclaration::ExportAllDeclaration(export) => {
+                (&mut export.source, ImportKind::ReExport, vec!["*".to_owned()])
+            }
+            ModuleDeclaration::ExportFromDeclaration(export) => {
+                let names: Vec<String> =
+                    export.specifiers.iter().map(|s| s.local.name().to_string()).collect();
+                (&mut export.source, ImportKind::ReExport, names)
+            }
             _ => return true,
         };
-        apply(allocator, source, kind, on_import)
+        apply(allocator, source, kind, &names, on_import)
     });
     if has_dynamic_imports {
         DynamicImports { allocator, on_import }.visit_program(program);
@@ -180,9 +223,10 @@ fn apply<'a>(
     allocator: &'a Allocator,
     literal: &mut StringLiteral<'a>,
     kind: ImportKind,
+    names: &[String],
     on_import: &mut dyn FnMut(Import<'_>) -> Rewrite,
 ) -> bool {
-    let import = Import { specifier: literal.value.as_str(), offset: literal.span.start, kind };
+    let import = Import { specifier: literal.value.as_str(), offset: literal.span.start, kind, names };
     match on_import(import) {
         Rewrite::Keep => true,
         Rewrite::To(specifier) => {
@@ -204,7 +248,7 @@ struct DynamicImports<'x, 'a> {
 impl<'a> VisitMut<'a> for DynamicImports<'_, 'a> {
     fn visit_import_expression(&mut self, it: &mut ImportExpression<'a>) {
         if let Expression::StringLiteral(literal) = &mut it.source {
-            apply(self.allocator, literal, ImportKind::Dynamic, self.on_import);
+            apply(self.allocator, literal, ImportKind::Dynamic, &[], self.on_import);
         }
         walk_mut::walk_import_expression(self, it);
     }

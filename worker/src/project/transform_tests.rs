@@ -115,15 +115,16 @@ export default () => <Button><Lazy /></Button>;
 "#;
     let mut seen = Vec::new();
     let mut on_import = |import: Import<'_>| {
-        seen.push((import.specifier.to_owned(), import.kind));
+        seen.push((import.specifier.to_owned(), import.kind, import.names.to_vec()));
         match import.specifier {
             "./index.css" => Rewrite::Drop,
             "react" | "react/jsx-dev-runtime" => Rewrite::Keep,
             other => Rewrite::To(format!("~/{}", other.trim_start_matches("./"))),
         }
     };
-    let js = compile("App.tsx", source, &mut on_import).expect("builds");
-    let specifiers: Vec<&str> = seen.iter().map(|(s, _)| s.as_str()).collect();
+    let compiled = compile("App.tsx", source, &mut on_import).expect("builds");
+    let js = compiled.js;
+    let specifiers: Vec<&str> = seen.iter().map(|(s, ..)| s.as_str()).collect();
     // `./types` and `./only-types` are only used as types: gone before the rewrite sees them.
     assert_eq!(
         specifiers,
@@ -141,10 +142,30 @@ export default () => <Button><Lazy /></Button>;
     assert_eq!(seen[2].1, ImportKind::Bindings);
     assert_eq!(seen[4].1, ImportKind::ReExport);
     assert_eq!(seen[6].1, ImportKind::Dynamic);
+    // The names each import takes: what a stand-in for a file not yet written must export.
+    let names: Vec<Vec<String>> = seen.iter().map(|(.., names)| names.clone()).collect();
+    let owned = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(names[0], owned(&["default"]));
+    assert!(names[1].is_empty() && names[6].is_empty());
+    assert_eq!(names[2], owned(&["default"]));
+    assert_eq!(names[4], owned(&["*"]));
+    assert_eq!(names[5], owned(&["a"]));
+    // `export *` makes what it exports unknown from the file alone.
+    assert_eq!(compiled.exports, None);
     for rewritten in ["\"~/components/Button\"", "\"~/lib\"", "\"~/lib/a\"", "import(\"~/pages/About\")"] {
         assert!(js.contains(rewritten), "{rewritten} missing:\n{js}");
     }
     assert!(!js.contains("index.css") && !js.contains("./"), "{js}");
+}
+
+#[test]
+fn a_module_says_what_it_exports() {
+    let source = "import { B } from './b';\nexport const Stats = () => null;\nexport function useX() {}\n\
+                  export { B as Badge };\nexport { C } from './c';\nexport default Stats;\nexport type T = 1;\n";
+    let compiled = compile("a.tsx", source, &mut |_| Rewrite::Keep).expect("builds");
+    let mut exports = compiled.exports.expect("no export *");
+    exports.sort();
+    assert_eq!(exports, ["Badge", "C", "Stats", "T", "default", "useX"]);
 }
 
 #[test]
