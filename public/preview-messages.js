@@ -16,7 +16,8 @@ self.FlintMessages = (() => {
     "picture": {"doc": "string", "max_height": "number", "width": "number"},
     "ping": {"id": "number"},
     "run": {"doc": "string"},
-    "snapshot": {"html": "string"}
+    "snapshot": {"html": "string"},
+    "swap": {"doc": "string"}
   };
   // frame-messages:end
 

@@ -20,8 +20,8 @@
 //   and draws it to pixels for the likeness check (preview-pixels.js);
 // - a final frame, which gets one complete document and writes it with document.open/write/close
 //   (a few ms, where a srcdoc reload takes tens), console capture installed in between. The page
-//   then shares this realm, so everything the app hears from a final frame is untrusted. The one
-//   thing it is still told is pick mode (preview-pick.js).
+//   then shares this realm, so everything the app hears from a final frame is untrusted. It is
+//   still told pick mode (preview-pick.js) and a streaming project's next page (preview-swap.js).
 // Open ↗ shows a page in a tab as `<iframe src="preview.html#doc=…">` inside a wrapper without
 // scripts: the document comes in the fragment instead of over a port.
 (() => {
@@ -40,24 +40,22 @@
     return (self) => apply(get, self, []);
   };
   const morph = Idiomorph.morph;
-  // Appends copied from an incremental parse (preview-live.js), taken like the checks below.
-  const streaming = self.FlintLive;
-  delete self.FlintLive;
-  // The checks (preview-checks.js) and pick mode (preview-pick.js), taken before any page can
-  // reach them.
-  const checks = self.FlintChecks;
-  delete self.FlintChecks;
-  const picker = self.FlintPick;
-  delete self.FlintPick;
-  // A picture frame's drawing of itself (preview-pixels.js).
-  const pixels = self.FlintPixels;
-  delete self.FlintPixels;
-  // A final page's console capture (preview-capture.js).
-  const capture = self.FlintCapture;
-  delete self.FlintCapture;
-  // The table of messages a frame is sent (preview-messages.js): anything else is dropped.
-  const messages = self.FlintMessages;
-  delete self.FlintMessages;
+  // The parts the other preview-*.js scripts define, taken (and deleted) before any page can
+  // reach them: appends copied from an incremental parse (preview-live.js), the checks, pick mode,
+  // a picture frame's drawing, a final page's console capture, the table of messages a frame is
+  // sent (anything else is dropped), and a streaming project's next page swapped in.
+  const take = (name) => {
+    const part = self[name];
+    delete self[name];
+    return part;
+  };
+  const streaming = take('FlintLive');
+  const checks = take('FlintChecks');
+  const picker = take('FlintPick');
+  const pixels = take('FlintPixels');
+  const capture = take('FlintCapture');
+  const messages = take('FlintMessages');
+  const swapper = take('FlintSwap');
   const warn = console.warn;
   const implementation = document.implementation;
   const createDocument = method(DOMImplementation.prototype, 'createHTMLDocument');
@@ -313,6 +311,10 @@
     if (data.flint === 'pick' && written && canPick && picker) {
       picker.pick(data.on, send);
       return;
+    }
+    // A streaming project's next page goes to the frame running its last (the same answer's code).
+    if (data.flint === 'swap') {
+      return written && canPick && swapper ? swapper.swap(data.doc, send) : send({ flint: 'swapped', ok: false });
     }
     // Once a page is written it shares this realm: nothing more is taken from the app.
     if (written) return;

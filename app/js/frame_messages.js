@@ -14,7 +14,8 @@ export const FROM_FRAME = {
   "picked": {"cancelled": "boolean?", "id": "string?", "path": "array?", "src": "string?"},
   "pixels": {"failed": "string?", "height": "number?", "ms": "number?", "page_height": "number?", "rgba": "string?", "width": "number?"},
   "pong": {"id": "number"},
-  "ready": {}
+  "ready": {},
+  "swapped": {"ok": "boolean"}
 };
 // frame-messages:end
 

@@ -22,6 +22,7 @@
 import { messageProblem } from './frame_messages.js';
 import { PreviewConsole } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
+import { LiveRuns } from './preview_live_runs.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
 
 // The attack tests import the console limits from here.
@@ -30,8 +31,6 @@ export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './previ
 // A page that reloads itself is started again, but not more than this often.
 const RESTARTS_MAX = 3;
 const RESTART_WINDOW_MS = 10_000;
-// A streaming project's page still starting is given this long before a newer one replaces it.
-const LIVE_WAIT_MS = 3_000;
 
 export class FlintPreview {
   constructor(container, runtimeUrl, onConsole) {
@@ -52,8 +51,8 @@ export class FlintPreview {
     this.sent = null;
     this.inFlight = false;
     this.newAnswer = false;
-    // A streaming project's newest page, waiting for the one still starting (`runLive`).
-    this.nextLive = null;
+    // A streaming project's pages (`runLive`).
+    this.lives = new LiveRuns(this);
     this.restarts = [];
     // For the scheduler: the last morph's cost (ms), when it was last posted, whether it is seen.
     this.cost = 1;
@@ -71,7 +70,7 @@ export class FlintPreview {
   /** A new answer starts: its first snapshot replaces whatever the previous answer left on screen. */
   begin() {
     this.newAnswer = true;
-    this.nextLive = null;
+    this.lives.begin();
     // A finished page still waiting for its frame belongs to the previous answer.
     this.runs++;
     // Its finished page will need a frame: load one while the answer streams.
@@ -110,10 +109,11 @@ export class FlintPreview {
   /**
    * Runs the complete document `doc` (scripts included) in a fresh frame, swapped in once loaded;
    * then calls `onShown()`. A later `run` supersedes this one, whose `onShown` is then never called.
+   * (`live`: `runLive`'s.)
    */
-  run(doc, onShown) {
+  run(doc, onShown, live = false) {
     this.newAnswer = false;
-    this.nextLive = null;
+    this.lives.running(live);
     const run = ++this.runs;
     if (this.spare) {
       // No frame to create: the page is written as soon as the spare frame is ready.
@@ -125,19 +125,9 @@ export class FlintPreview {
     });
   }
 
-  /**
-   * Runs a streaming project's page `doc` like `run`, except that a page still starting (fetching
-   * and compiling its modules, often longer than the stream takes to change) is left to finish: the
-   * newest page waits for it and runs once it shows. Discarding it for each newer page, as `run`
-   * does, would leave the preview unchanged until the stream ended.
-   */
+  /** A streaming project's page `doc` (see `LiveRuns`). */
   runLive(doc) {
-    const starting = this.finals.find((f) => f !== this.front && !f.shown);
-    if (starting && performance.now() - starting.startedAt < LIVE_WAIT_MS) {
-      this.nextLive = doc;
-      return;
-    }
-    this.run(doc, () => {});
+    this.lives.offer(doc);
   }
 
   /**
@@ -210,6 +200,9 @@ export class FlintPreview {
         break;
       case 'loaded':
         if (frame.kind === 'final' && frame.sent) this.#show(frame);
+        break;
+      case 'swapped':
+        this.lives.swapped(frame, data.ok);
         break;
       case 'console':
         this.console.log(data.level, data.text);
@@ -296,6 +289,7 @@ export class FlintPreview {
   /** Writes `doc` into `frame` (a spare) or a new final frame, swapped in once it is parsed. */
   #startFinal(doc, onShown, frame = null) {
     frame ??= new Frame(this, 'final');
+    this.lives.started(frame);
     frame.doc = doc;
     frame.onShown = onShown;
     frame.startedAt = performance.now();
@@ -353,8 +347,7 @@ export class FlintPreview {
     const onShown = frame.onShown;
     frame.onShown = null;
     onShown?.();
-    const next = this.nextLive;
-    if (next !== null) this.runLive(next);
+    this.lives.shown();
   }
 
   #bringToFront(frame) {

@@ -96,6 +96,9 @@ export class Frame {
     this.onShown = null;
     this.muted = false;
     this.restarted = false;
+    // A streaming project's frame: the page being swapped in, and when it was sent (live runs).
+    this.swapping = null;
+    this.swapAt = 0;
     // What it sent in the current one-second window.
     this.limit = new PortLimit();
     this.pings = 0;

@@ -39,6 +39,14 @@ pub enum ToFrame {
         /// The document.
         doc: String,
     },
+    /// A final frame running a streaming project's page: the next page of the same answer. Its
+    /// modules (under keys the frame has not mapped: the worker versions a streaming build's keys)
+    /// join the frame's import map, its styles replace the last page's and its app is mounted
+    /// afresh, React staying loaded. Answered with [`FromFrame::Swapped`].
+    Swap {
+        /// The document.
+        doc: String,
+    },
     /// A check frame: the complete document, run hidden and judged.
     Check {
         /// The document.
@@ -118,6 +126,13 @@ pub enum FromFrame {
     },
     /// A final page is parsed.
     Loaded,
+    /// The answer to a `swap`: the new page is mounted (`ok`), or the frame could not take it (a
+    /// module key it maps to another URL, an import map it cannot extend, a module that failed to
+    /// load) and nothing on it changed, so the page runs in a fresh frame.
+    Swapped {
+        /// Whether the page was swapped in.
+        ok: bool,
+    },
     /// A final page is leaving (it reloads or navigates).
     Gone,
     /// The answer to a `ping`.

@@ -15,6 +15,7 @@ fn to_frame_examples() -> Vec<(ToFrame, ToFrame)> {
         ToFrame::Snapshot { html: "<p>".into() },
         ToFrame::Append { at: 3, text: "hi".into() },
         ToFrame::Run { doc: "<p>hi".into() },
+        ToFrame::Swap { doc: "<p>hi".into() },
         ToFrame::Check {
             doc: "<p>hi".into(),
             expect: vec![CheckExpect { id: "clock".into(), selector: None, ticks: Some(true) }],
@@ -29,6 +30,7 @@ fn to_frame_examples() -> Vec<(ToFrame, ToFrame)> {
             | ToFrame::Snapshot { .. }
             | ToFrame::Append { .. }
             | ToFrame::Run { .. }
+            | ToFrame::Swap { .. }
             | ToFrame::Check { .. }
             | ToFrame::Pick { .. }
             | ToFrame::Picture { .. }
@@ -43,6 +45,7 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
         FromFrame::Applied { ms: 1.5, whole: Some(true), resync: Some(false) },
         FromFrame::Console { level: "log".into(), text: "hi".into() },
         FromFrame::Loaded,
+        FromFrame::Swapped { ok: true },
         FromFrame::Gone,
         FromFrame::Pong { id: 2 },
         FromFrame::Picked {
@@ -87,6 +90,7 @@ fn from_frame_examples() -> Vec<(FromFrame, FromFrame)> {
                 FromFrame::Ready
                 | FromFrame::Console { .. }
                 | FromFrame::Loaded
+                | FromFrame::Swapped { .. }
                 | FromFrame::Gone
                 | FromFrame::Pong { .. } => m.clone(),
             };

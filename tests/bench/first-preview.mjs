@@ -30,7 +30,9 @@ const probe = `(() => {
       constructor(...args) {
         super(...args);
         this.addEventListener('message', (e) => {
-          if (window.__live === null && typeof e.data === 'string' && e.data.includes('"live":true')) window.__live = now();
+          // (Not the warm page, which only loads React before the first build.)
+          if (window.__live === null && typeof e.data === 'string' && e.data.includes('"live":true')
+            && !e.data.includes('data-flint-warm')) window.__live = now();
         });
       }
     };

@@ -50,7 +50,7 @@ window.picture = (doc, width, height, maxHeight) => new Promise((ok) => {
 </script></body></html>`;
 
 const PUBLIC = ['preview.html', 'preview-runtime.js', 'preview-checks.js', 'preview-pick.js', 'preview-live.js',
-  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js'];
+  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js', 'preview-swap.js'];
 const files = Object.fromEntries(PUBLIC.map((n) => [`/${n}`, join(ROOT, 'public', n)]));
 files['/idiomorph.min.js'] = join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js');
 const server = createServer((req, res) => {

@@ -8,10 +8,10 @@ import { launchBrowser } from './harness.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const NAMES = ['preview.html', 'preview-runtime.js', 'preview-checks.js', 'preview-pick.js', 'preview-live.js',
-  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js'];
+  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js', 'preview-swap.js'];
 
 // The app's side, reduced: frames that load preview.html, each given a port, and a way to send a
-// message to frame `i` and wait for its `applied`.
+// message to frame `i` and wait for its `applied` (or `swapped`).
 const HOST = `<!doctype html><html><body><script>
 window.frames_ = [];
 window.addFrame = () => new Promise((ok) => {
@@ -24,7 +24,7 @@ window.addFrame = () => new Promise((ok) => {
     f.port.onmessage = (e) => {
       if (e.data.flint === 'ready') ok(frames_.push(f) - 1);
       if (e.data.flint === 'console') f.console.push(e.data.text);
-      if (e.data.flint === 'applied' && f.waiting) { const w = f.waiting; f.waiting = null; w(e.data); }
+      if ((e.data.flint === 'applied' || e.data.flint === 'swapped') && f.waiting) { const w = f.waiting; f.waiting = null; w(e.data); }
     };
     el.contentWindow.postMessage({ flint: 'connect' }, '*', [channel.port2]);
   }, { once: true });

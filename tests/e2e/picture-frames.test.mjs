@@ -10,7 +10,7 @@ import { launchBrowser } from './harness.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PUBLIC = ['preview.html', 'preview-runtime.js', 'preview-checks.js', 'preview-pick.js', 'preview-live.js',
-  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js'];
+  'preview-capture.js', 'preview-messages.js', 'preview-pixels.js', 'preview-swap.js'];
 
 // A frame that plays the runtime badly, chosen by its fragment.
 const HOSTILE = `<!doctype html><script>

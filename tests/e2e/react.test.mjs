@@ -23,8 +23,19 @@ test('a one-file App.tsx runs: state, Tailwind classes styled, a Lucide icon dra
   await context.close();
 });
 
-test('while a project streams, a component not written yet stands in, and the app renders around it', async () => {
-  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+// Counts the frames made to run pages (not the runtime's) before the answer is done.
+const countFrames = `addEventListener('DOMContentLoaded', () => {
+  window.__framesWhileStreaming = 0;
+  new MutationObserver((records) => {
+    const status = document.querySelector('[data-testid="stream-status"]')?.textContent.trim();
+    for (const r of records) for (const n of r.addedNodes) {
+      if (n.tagName === 'IFRAME' && n.title === 'Preview (running)' && status !== 'done') window.__framesWhileStreaming++;
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+});`;
+
+test('while a project streams, a component not written yet stands in, and later builds swap into one frame', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url, '/', { initScript: countFrames });
   // App.tsx streams first; the two components it imports come after it.
   await runPrompt(page, 'scripted/react-large@600', 'a React sprint board');
   const frame = preview(page);
@@ -37,6 +48,10 @@ test('while a project streams, a component not written yet stands in, and the ap
   await frame.locator('table').waitFor({ timeout: 10_000 });
   await assertEventually(async () => (await frame.locator('[data-flint-pending]').count()) === 0,
     'a stand-in outlived the stream');
+  // React was loaded once, before the first build (the warm page); each build was swapped into
+  // that frame. Started afresh, each would have taken a frame of its own (four or more).
+  const frames = await page.evaluate(() => window.__framesWhileStreaming);
+  assert.ok(frames >= 1 && frames <= 2, `${frames} frames ran pages while the answer streamed`);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -17,7 +17,7 @@ use flint_protocol::project::{
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
-use crate::project::{EntryKind, ProjectBuild, build, build_streaming};
+use crate::project::{EntryKind, ProjectBuild, build, build_streaming, module_key};
 
 /// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
 /// file, or JavaScript that imports React.
@@ -77,7 +77,8 @@ pub fn project_document(
     if !streams {
         return files_document(&files, packages);
     }
-    page_of(build_streaming(&files, &open), &files, packages).map(|(document, _)| document)
+    let built = build_streaming(&files, &open, parser.revision());
+    page_of(built, &files, packages).map(|(document, _)| document)
 }
 
 /// The preview document of the project `files` (`(path, text)`), or the problems that keep it
@@ -175,6 +176,42 @@ fn document(
     styles: &[&str],
     packages: &PreviewPackages,
 ) -> String {
+    // A streaming build's keys carry its generation: the entry's is the one its module has.
+    let key =
+        built.modules.iter().find(|m| m.path == entry).map_or_else(|| module_key(entry), |m| m.key.clone());
+    let start = match kind {
+        EntryKind::Mount => format!("import {};\n", js_string(&key)),
+        EntryKind::Component => mount_module(&key, MountSource::Preview),
+    };
+    page(built, &start, styles, packages, "")
+}
+
+/// Shown by the warm page until the first build is swapped in (or, if the answer never builds,
+/// beside the error).
+const WARM_NOTE: &str = "<p data-flint-warm style=\"margin:1rem;color:#6b7280;font:14px system-ui,sans-serif\">\
+                         The app shows here as soon as its first component builds.</p>\n";
+
+/// The page a React answer's preview starts before its first build: the vendored packages mapped,
+/// Tailwind, and React, React DOM's client and the JSX runtime imported (fetched and compiled: most
+/// of a fresh frame's start), so that the first build is swapped into a frame that has them
+/// ([`flint_protocol::frames::ToFrame::Swap`]). `None` when the gateway has no React to load.
+pub fn warm_document(packages: &PreviewPackages) -> Option<String> {
+    if MOUNT_IMPORTS.iter().any(|s| !packages.imports.contains_key(*s)) {
+        return None;
+    }
+    let start: String = MOUNT_IMPORTS.iter().map(|s| format!("import {};\n", js_string(s))).collect();
+    Some(page(&ProjectBuild::default(), &start, &[], packages, WARM_NOTE))
+}
+
+/// The document: the import map (every vendored module, then the built ones), Tailwind, the
+/// styles (marked, so a swap replaces them), the root, `note`, and the `start` module.
+fn page(
+    built: &ProjectBuild,
+    start: &str,
+    styles: &[&str],
+    packages: &PreviewPackages,
+    note: &str,
+) -> String {
     // Every vendored module, not only those the project names: they import each other
     // (`react-dom/client` imports `react-dom` and `react`), and only what is imported loads.
     let mut imports = serde_json::Map::new();
@@ -185,11 +222,6 @@ fn document(
         imports.insert(module.key.clone(), data_url(&module.js).into());
     }
     let map = serde_json::json!({ "imports": imports }).to_string();
-    let key = crate::project::module_key(entry);
-    let start = match kind {
-        EntryKind::Mount => format!("import {};\n", js_string(&key)),
-        EntryKind::Component => mount_module(&key, MountSource::Preview),
-    };
     let mut html = String::with_capacity(map.len() + 1024);
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -202,12 +234,14 @@ fn document(
         html.push_str("\"></script>\n");
     }
     for css in styles {
-        html.push_str("<style>\n");
+        html.push_str("<style data-flint-project>\n");
         html.push_str(&css.replace("</style", "<\\/style"));
         html.push_str("</style>\n");
     }
-    html.push_str(&format!("</head>\n<body>\n<div id=\"{ROOT_ID}\"></div>\n<script type=\"module\">\n"));
-    html.push_str(&script_safe(&start));
+    html.push_str(&format!(
+        "</head>\n<body>\n<div id=\"{ROOT_ID}\"></div>\n{note}<script type=\"module\">\n"
+    ));
+    html.push_str(&script_safe(start));
     html.push_str("</script>\n</body>\n</html>\n");
     html
 }

@@ -80,7 +80,7 @@ fn while_it_streams_a_component_not_written_yet_stands_in_and_once_whole_it_is_a
     let mut p = StreamParser::new();
     p.push(app_only);
     let doc = project_document(&p, &packages(), true).expect("the app renders with a stand-in");
-    assert!(doc.contains("~/components/Button.pending"), "{doc}");
+    assert!(doc.contains("/components/Button.pending\""), "{doc}");
     let why = project_document(&p, &packages(), false).unwrap_err();
     assert!(why[0].contains("'./components/Button' is not in this project"), "{why:?}");
     p.push(
@@ -89,13 +89,32 @@ type Props = { onClick: () => void; children: React.ReactNode };
 export default function Button(",
     );
     let doc = project_document(&p, &packages(), true).expect("the cut file stands in");
-    assert!(doc.contains("~/components/Button.tsx") && doc.contains("is not written yet"), "{doc}");
+    assert!(doc.contains("/components/Button.tsx\"") && doc.contains("is not written yet"), "{doc}");
     p.push(
         "{ onClick, children }: Props) {\n  return <button onClick={onClick}>{children}</button>;\n}\n```\n",
     );
     p.finish();
     let doc = project_document(&p, &packages(), false).expect("whole");
     assert!(!doc.contains("is not written yet"), "nothing stands in once whole");
+}
+
+#[test]
+fn a_streaming_build_versions_its_keys_and_a_warm_page_loads_react_alone() {
+    let mut p = StreamParser::new();
+    p.push(APP);
+    let live = project_document(&p, &packages(), true).expect("builds");
+    let generation = p.revision();
+    assert!(live.contains(&format!("import App from \"~{generation}/App.tsx\"")), "{live}");
+    assert!(!live.contains("\"~/"), "a frame that ran an earlier build must not meet a key it has mapped");
+    let whole = project_document(&parse(APP), &packages(), false).expect("builds");
+    assert!(whole.contains("import App from \"~/App.tsx\""), "a finished page keeps plain keys");
+
+    let warm = warm_document(&packages()).expect("the packages have React");
+    for import in ["import \"react-dom/client\";", "import \"react/jsx-dev-runtime\";"] {
+        assert!(warm.contains(import), "{warm}");
+    }
+    assert!(warm.contains("data-flint-warm") && !warm.contains("~/"), "{warm}");
+    assert_eq!(warm_document(&PreviewPackages::default()), None);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::diff::review_hunks;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
-use crate::project_page::{edited_files, files_document, is_project, project_document};
+use crate::project_page::{edited_files, files_document, is_project, project_document, warm_document};
 use crate::tokens::{IncrementalCount, TokenCounter};
 
 /// Shortest wait between two previews of a project streaming: each is built and run anew (a
@@ -251,7 +251,10 @@ impl StreamState {
                     // only news once the answer is whole.
                     Err(why) => {
                         problems = done.then_some(why);
-                        self.preview.last.clone().filter(|_| !done)
+                        // Before the first build, a page that only loads React warms a frame for
+                        // it to be swapped into.
+                        let last = self.preview.last.clone().or_else(|| warm_document(packages));
+                        last.filter(|_| !done)
                     }
                 }
             } else {

@@ -44,7 +44,7 @@ impl Drop for Checking {
 pub const RUNTIME_URL: &str = "preview.html";
 
 // preview.js, checks.js and picture.js import the pacing of snapshots and frames, the console
-// limits, the frame itself and hidden frames from files of their own. wasm-bindgen ships a JS file
+// limits, a streaming project's pages, the frame itself and hidden frames from files of their own. wasm-bindgen ships a JS file
 // beside the others only when some Rust code names it, so they are named here; nothing in Rust
 // calls them.
 #[wasm_bindgen(module = "/js/preview_pacing.js")]
@@ -63,6 +63,12 @@ extern "C" {
 extern "C" {
     #[allow(dead_code)]
     type FrameMessages;
+}
+
+#[wasm_bindgen(module = "/js/preview_live_runs.js")]
+extern "C" {
+    #[allow(dead_code)]
+    type LiveRuns;
 }
 
 #[wasm_bindgen(module = "/js/preview_frame.js")]

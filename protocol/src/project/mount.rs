@@ -57,8 +57,11 @@ pub fn mount_module(entry: &str, source: MountSource) -> String {
             js.push_str("import { jsxDEV } from \"react/jsx-dev-runtime\";\n");
             js.push_str(&format!("import App from {entry};\n"));
             js.push_str(PREVIEW_STOPPED);
+            // The root is kept where the preview runtime finds it: a streaming page swapped for
+            // the next one unmounts it first, so the old app's timers and effects stop.
             js.push_str(&format!(
-                "createRoot({root}, {{ onUncaughtError: stopped }}).render(jsxDEV(App, {{}}, undefined, false));\n"
+                "const root = createRoot({root}, {{ onUncaughtError: stopped }});\nglobalThis.__flintRoot = root;\n\
+                 root.render(jsxDEV(App, {{}}, undefined, false));\n"
             ));
             js.push_str(PREVIEW_EMPTY);
         }
@@ -119,7 +122,8 @@ mod tests {
              import App from \"~/App.tsx\";\n"
         ));
         assert!(preview.contains(
-            "createRoot(document.getElementById(\"root\"), { onUncaughtError: stopped }).render(jsxDEV(App, {}, undefined, false));\n"
+            "const root = createRoot(document.getElementById(\"root\"), { onUncaughtError: stopped });\n\
+             globalThis.__flintRoot = root;\nroot.render(jsxDEV(App, {}, undefined, false));\n"
         ));
         assert!(!preview.contains('<'), "the worker escapes every < of the mount script");
         let tsx = mount_module("./App.tsx", MountSource::Tsx);

@@ -20,6 +20,14 @@ const MOUNT_NAMES: [&str; 8] =
 /// Entry files that are the app's root component, looked for when no mount file is there.
 const COMPONENT_NAMES: [&str; 4] = ["App.tsx", "App.jsx", "App.ts", "App.js"];
 
+/// The key of the module at `path` in a build of `generation` (`None`: a finished answer's).
+fn key_of(generation: Option<u64>, path: &str) -> String {
+    match generation {
+        Some(generation) => super::streaming_key(generation, path),
+        None => module_key(path),
+    }
+}
+
 /// What a module imports, in source order.
 enum Dep {
     Module(String),
@@ -38,15 +46,25 @@ pub fn build<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], entry: Option<&str>
 /// but it has not begun, stand in as placeholders that say so ([`super::pending`]), so the app
 /// renders as far as it is written. Only components stand in: a file whose importers take
 /// anything else (`useTodos`, `formatDate`, `* as api`) is an error as in [`build`].
-pub fn build_streaming<P: AsRef<str>, T: AsRef<str>>(files: &[(P, T)], open: &[String]) -> ProjectBuild {
-    build_with(files, None, Some(open))
+///
+/// Its module keys carry `generation` (`~7/App.tsx`, see [`super::streaming_key`]): a preview frame
+/// that runs one streaming build adds the next one's modules to its import map, where a key it has
+/// already mapped could not be mapped anew.
+pub fn build_streaming<P: AsRef<str>, T: AsRef<str>>(
+    files: &[(P, T)],
+    open: &[String],
+    generation: u64,
+) -> ProjectBuild {
+    build_with(files, None, Some((open, generation)))
 }
 
 fn build_with<P: AsRef<str>, T: AsRef<str>>(
     files: &[(P, T)],
     entry: Option<&str>,
-    open: Option<&[String]>,
+    streaming: Option<(&[String], u64)>,
 ) -> ProjectBuild {
+    let open = streaming.map(|(open, _)| open);
+    let generation = streaming.map(|(_, generation)| generation);
     let mut out = ProjectBuild::default();
     let total: usize = files.iter().map(|(_, text)| text.as_ref().len()).sum();
     if total > MAX_PROJECT_BYTES {
@@ -78,6 +96,7 @@ fn build_with<P: AsRef<str>, T: AsRef<str>>(
         dynamic: Vec::new(),
         entry: entry_path.clone(),
         open,
+        generation,
         wanted: BTreeMap::new(),
         exports: BTreeMap::new(),
         stand_ins: BTreeMap::new(),
@@ -163,6 +182,8 @@ struct Graph<'p> {
     entry: String,
     /// While the answer streams: the files it has not finished.
     open: Option<&'p [String]>,
+    /// While the answer streams: the build's generation, in its module keys.
+    generation: Option<u64>,
     /// The names each module's importers take (for stand-ins).
     wanted: BTreeMap<String, BTreeSet<String>>,
     /// What each open file that built exports (`None`: not known).
@@ -205,11 +226,11 @@ impl Graph<'_> {
                         self.wanted.entry(stand.clone()).or_default().extend(import.names.iter().cloned());
                         self.stand_ins.insert(stand.clone(), StandIn { label: root, errors: vec![error] });
                         deps.push(Dep::Module(stand.clone()));
-                        return Rewrite::To(module_key(&stand));
+                        return Rewrite::To(key_of(self.generation, &stand));
                     };
                     match (resolve::file_kind(&target), import.kind) {
                         (FileKind::Module, kind) => {
-                            let key = module_key(&target);
+                            let key = key_of(self.generation, &target);
                             if kind == ImportKind::Dynamic {
                                 self.dynamic.push(target.clone());
                             } else {
@@ -354,7 +375,7 @@ impl Graph<'_> {
                         let path = std::mem::take(path);
                         stack.pop();
                         if let Some(js) = self.built.remove(&path) {
-                            out.modules.push(Module { key: module_key(&path), path, js });
+                            out.modules.push(Module { key: key_of(self.generation, &path), path, js });
                         }
                     }
                 }

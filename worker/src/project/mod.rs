@@ -162,6 +162,12 @@ pub fn module_key(path: &str) -> String {
     format!("~/{path}")
 }
 
+/// The key of a project file in a streaming build of `generation`: `~7/components/Button.tsx`.
+/// Still bare and still never a package's (npm names cannot start with `~`).
+pub fn streaming_key(generation: u64, path: &str) -> String {
+    format!("~{generation}/{path}")
+}
+
 /// One file to JavaScript with its imports as written (no resolution): TypeScript stripped, JSX
 /// in development mode. The first error, if any (see [`build()`] for all of them).
 pub fn transform(path: &str, source: &str) -> Result<String, TransformError> {

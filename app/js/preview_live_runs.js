@@ -1,0 +1,93 @@
+// A streaming React project's pages in one preview (preview.js `runLive`). The worker builds one a
+// few times a second. The first runs in a fresh final frame, like a finished page; each later one
+// is swapped into that frame (`swap`, public/preview-swap.js): React stays loaded, so the next
+// build shows in tens of ms where a fresh frame takes most of a second. One swap is in flight at
+// a time and only the newest page waits. A frame still starting is left to finish: discarding it
+// for each newer page would show nothing until the stream ended. A frame that cannot swap (its
+// browser cannot extend an import map, a module failed to load) has the page run in a fresh frame,
+// and the rest of the answer's pages run that way too.
+
+// A frame still starting, or a swap not yet answered, is waited for this long.
+const LIVE_WAIT_MS = 3_000;
+
+export class LiveRuns {
+  constructor(preview) {
+    this.preview = preview;
+    // The newest page not yet run or swapped in.
+    this.next = null;
+    // The frame this answer's pages go to; whether the next frame started is to be it.
+    this.frame = null;
+    this.starting = false;
+    this.swaps = true;
+  }
+
+  /** A new answer. */
+  begin() {
+    this.next = null;
+    this.frame = null;
+    this.swaps = true;
+  }
+
+  /** The preview runs a page (`live`: one of these). */
+  running(live) {
+    this.next = null;
+    this.frame = null;
+    this.starting = live;
+  }
+
+  /** The preview started `frame` for the page it runs. */
+  started(frame) {
+    if (!this.starting) return;
+    this.frame = frame;
+    this.starting = false;
+    frame.swapping = null;
+  }
+
+  /** A final frame was shown: the page waiting for it goes now. */
+  shown() {
+    const next = this.next;
+    if (next !== null) this.offer(next);
+  }
+
+  offer(doc) {
+    const preview = this.preview;
+    const now = performance.now();
+    const live = this.frame;
+    if (live && preview.finals.includes(live) && !live.restarted && !live.muted && this.swaps) {
+      const busy = !live.shown || live.swapping !== null;
+      const since = now - (live.shown ? live.swapAt : live.startedAt);
+      if (busy && since < LIVE_WAIT_MS) {
+        this.next = doc;
+        return;
+      }
+      if (!busy) {
+        this.next = null;
+        live.swapping = doc;
+        live.swapAt = now;
+        live.post({ flint: 'swap', doc });
+        return;
+      }
+    }
+    const starting = preview.finals.find((f) => f !== preview.front && !f.shown);
+    if (starting && now - starting.startedAt < LIVE_WAIT_MS) {
+      this.next = doc;
+      return;
+    }
+    preview.run(doc, () => {}, true);
+  }
+
+  /** `frame`'s answer to a `swap`. */
+  swapped(frame, ok) {
+    const doc = frame.swapping;
+    if (frame !== this.frame || doc === null || doc === undefined) return;
+    frame.swapping = null;
+    if (ok) {
+      // Started again after a reload, the frame runs the page it shows.
+      frame.doc = doc;
+    } else {
+      this.swaps = false;
+      this.next ??= doc;
+    }
+    this.shown();
+  }
+}
