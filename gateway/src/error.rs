@@ -69,3 +69,18 @@ impl IntoResponse for AppError {
         (status, message).into_response()
     }
 }
+
+/// A request body axum refused before the handler saw it, answered in a sentence (axum's own words,
+/// "length limit exceeded" or "Failed to deserialize the JSON body…", say nothing a person can act
+/// on): `too_large` for a body past the route's limit; otherwise what went wrong, in axum's detail,
+/// and what to do.
+pub fn body_refused(status: StatusCode, detail: &str, too_large: &str) -> Response {
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        return (status, too_large.to_owned()).into_response();
+    }
+    let message = format!(
+        "this request is not what Flint's app sends here ({detail}); reload the page so that the app is this \
+         gateway's own version"
+    );
+    (status, message).into_response()
+}

@@ -10,7 +10,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::header::RETRY_AFTER;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -20,6 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::AppState;
 use crate::config::StoreConfig;
+use crate::error::body_refused;
 use crate::person::{Person, Who};
 use crate::store::{HistoryQuota, HistoryRefused, StoreError, person_key};
 
@@ -251,12 +252,28 @@ pub fn check_push(body: &[u8], limits: HistoryLimits) -> Result<Vec<HistoryRecor
     Ok(records)
 }
 
+/// `POST /api/history/push`'s body, refused in Flint's words ([`body_refused`]) when it passes the
+/// route's limit before the handler's own check can say so.
+pub struct PushBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for PushBody {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Response> {
+        Bytes::from_request(request, state).await.map(Self).map_err(|rejection| {
+            let too_large = "this part of the history is larger than this Flint takes in one request: send it \
+                             in smaller parts";
+            body_refused(rejection.status(), &rejection.body_text(), too_large)
+        })
+    }
+}
+
 /// `POST /api/history/push`: keeps each record that is newer than the stored copy; answers the
 /// copy kept for each.
 pub async fn push(
     State(state): State<AppState>,
     Who(person): Who,
-    body: Bytes,
+    PushBody(body): PushBody,
 ) -> Result<Response, HistoryError> {
     let owner = owner(&state, &person).await?;
     let limits = state.history_limits();

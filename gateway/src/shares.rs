@@ -20,7 +20,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{FromRequest, Path as UrlPath, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::{HeaderValue, LOCATION};
 use axum::response::{IntoResponse, Response};
@@ -28,7 +28,7 @@ use flint_protocol::share::decode;
 
 use crate::AppState;
 use crate::config::ShareConfig;
-use crate::error::AppError;
+use crate::error::{AppError, body_refused};
 use crate::person::Who;
 use crate::store::Store;
 
@@ -157,12 +157,28 @@ pub(crate) fn store_for(state: &AppState, id: &str) -> Result<Arc<ShareStore>, A
     Ok(store)
 }
 
+/// `POST /api/share`'s body, refused in Flint's words ([`body_refused`]).
+pub struct ShareBody(pub ShareRequest);
+
+impl<S: Send + Sync> FromRequest<S> for ShareBody {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Response> {
+        let body = Json::<ShareRequest>::from_request(request, state).await;
+        body.map(|Json(share)| Self(share)).map_err(|rejection| {
+            let too_large = "this shared prompt is larger than this Flint takes in one request: share it without \
+                             the code, or without its pictures";
+            body_refused(rejection.status(), &rejection.body_text(), too_large)
+        })
+    }
+}
+
 /// `POST /api/share`: stores a link that decodes and is within `share.max_link_bytes` and the
 /// person's quotas.
 pub async fn create(
     State(state): State<AppState>,
     Who(person): Who,
-    Json(request): Json<ShareRequest>,
+    ShareBody(request): ShareBody,
 ) -> Result<Response, ShareError> {
     let store = store(&state)?;
     let limit = state.share_limit();
