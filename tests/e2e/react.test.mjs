@@ -164,3 +164,26 @@ test('a component that re-renders without end is stopped: the frame says so, the
   await preview(page).getByTestId('count').filter({ hasText: 'Clicks: 0' }).waitFor({ timeout: 10_000 });
   await context.close();
 });
+
+test('React variations: each tile runs its own app, and the one promoted runs in the main preview', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('variations-count').selectOption('3');
+  await runPrompt(page, 'scripted/react-files@2000', 'a React todo app');
+  const tiles = page.getByTestId('variation-tile');
+  await assertEventually(async () => (await tiles.count()) === 3, 'there are not three tiles');
+  await waitForStatus(page, 'done', 30_000);
+  for (let i = 0; i < 3; i++) {
+    await tiles.nth(i).frameLocator('[data-testid="preview-frame"]').getByRole('heading', { name: 'My todos' })
+      .waitFor({ timeout: 15_000 });
+  }
+  // Keys typed into a tile's page stay there: click outside the tiles first, as a person would.
+  await page.getByTestId('race-readout').click();
+  await page.keyboard.press('2');
+  await assertEventually(async () => (await tiles.nth(1).getAttribute('class')).includes('promoted'),
+    'key 2 did not promote the second tile');
+  await page.getByTestId('tab-preview').click();
+  await page.frameLocator('[data-testid="preview-frame"]').first().getByRole('heading', { name: 'My todos' })
+    .waitFor({ timeout: 15_000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
