@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::session::saved::SavedGeneration;
+use crate::session::saved::{SavedGeneration, pictures_over_cap};
 use crate::share::civil_date;
 
 /// What the file says it is, so a wrong file gets a sentence instead of a parse error.
@@ -111,6 +111,23 @@ pub fn to_add(imported: Imported, existing: &[u64]) -> (Vec<SavedGeneration>, us
     (new, known.len())
 }
 
+/// What an import writes so that the history's pictures stay within `cap` bytes
+/// ([`crate::session::saved::HISTORY_PICTURE_BYTES`], as after a run): the `new` entries, and the
+/// `existing` ones that let their pictures go, the oldest first (the newest of all keeps its
+/// pictures); and how many let them go. Prompts and code always stay.
+pub fn capped_import(
+    existing: &[SavedGeneration],
+    new: Vec<SavedGeneration>,
+    cap: usize,
+) -> (Vec<SavedGeneration>, usize) {
+    let all: Vec<SavedGeneration> = existing.iter().cloned().chain(new.iter().cloned()).collect();
+    let over: Vec<Option<u64>> = pictures_over_cap(&all, cap).into_iter().map(|g| g.id).collect();
+    let let_go = over.len();
+    let strip = |g: SavedGeneration| if over.contains(&g.id) { g.without_pictures() } else { g };
+    let existing = existing.iter().filter(|g| over.contains(&g.id)).cloned();
+    (new.into_iter().map(strip).chain(existing.map(SavedGeneration::without_pictures)).collect(), let_go)
+}
+
 /// What the panel says after an import.
 pub fn import_summary(added: usize, already: usize, unreadable: usize) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -163,6 +180,29 @@ mod tests {
             status: SavedStatus::Done,
             pictures: None,
         }
+    }
+
+    #[test]
+    fn an_import_past_the_picture_cap_lets_the_oldest_pictures_go_never_the_newest() {
+        let with = |id, bytes| {
+            let mut g = generation(id, "a page like this");
+            g.pictures = Some(crate::pictures::SavedPictures {
+                images: vec![("a.png".into(), picture(bytes))],
+                ..Default::default()
+            });
+            g
+        };
+        let existing = vec![with(20, 40), with(40, 40)];
+        // Under the cap: the new entries as they are, nothing else rewritten.
+        let (write, let_go) = capped_import(&existing, vec![with(10, 10)], 100);
+        assert_eq!((write.len(), let_go), (1, 0));
+        assert!(write[0].pictures.is_some());
+        // Past it: the oldest (new id 10, then existing 20) let theirs go; 40 and the newest keep them.
+        let (write, let_go) = capped_import(&existing, vec![with(10, 40), with(50, 40)], 100);
+        assert_eq!(let_go, 2);
+        let kept: Vec<(Option<u64>, bool)> = write.iter().map(|g| (g.id, g.pictures.is_some())).collect();
+        assert_eq!(kept, vec![(Some(10), false), (Some(50), true), (Some(20), false)]);
+        assert!(write.iter().all(|g| !g.prompt.is_empty() && !g.code.is_empty()), "prompt and code stay");
     }
 
     #[test]

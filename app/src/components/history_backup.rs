@@ -5,12 +5,12 @@ use leptos::task::spawn_local;
 use web_sys::HtmlInputElement;
 
 use crate::backup::{
-    BackupError, MAX_BACKUP_BYTES, export_file, file_name, import_file, import_summary, to_add,
+    BackupError, MAX_BACKUP_BYTES, capped_import, export_file, file_name, import_file, import_summary, to_add,
 };
 use crate::interop::download::download;
 use crate::interop::epoch_ms;
 use crate::interop::store::{Persistence, SessionStore, StoreError, chosen_file_text};
-use crate::session::saved::history_entries;
+use crate::session::saved::{HISTORY_PICTURE_BYTES, history_entries, pictures_let_go};
 
 /// "Export" and "Import…" for the history, what the last import did, and, when the browser refused
 /// to keep Flint's storage, a line saying so. `changed` is bumped after an import so the list reloads.
@@ -94,11 +94,13 @@ async fn import_chosen(element: &HtmlInputElement) -> Result<String, String> {
     let unreadable = imported.unreadable;
     let failed = |err: StoreError| format!("Could not save the imported history in this browser: {err}.");
     let store = SessionStore::open().await.map_err(failed)?;
-    let existing: Vec<u64> =
-        history_entries(&store.history().await.map_err(failed)?).iter().filter_map(|g| g.id).collect();
+    let entries = history_entries(&store.history().await.map_err(failed)?);
+    let existing: Vec<u64> = entries.iter().filter_map(|g| g.id).collect();
     let (new, already) = to_add(imported, &existing);
-    let records = new.iter().filter_map(|g| Some((g.id?, g.to_json()))).collect::<Vec<_>>();
-    let added = records.len();
+    let added = new.len();
+    let (write, let_go) = capped_import(&entries, new, HISTORY_PICTURE_BYTES);
+    let records = write.iter().filter_map(|g| Some((g.id?, g.to_json()))).collect::<Vec<_>>();
     store.put_history(records).await.map_err(failed)?;
-    Ok(import_summary(added, already, unreadable))
+    let summary = import_summary(added, already, unreadable);
+    Ok(if let_go == 0 { summary } else { format!("{summary} {}", pictures_let_go(let_go)) })
 }
