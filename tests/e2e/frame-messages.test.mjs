@@ -42,5 +42,5 @@ test('unknown kinds, missing and mistyped fields are named, and the message drop
 
 test('every kind the page handles is in the table', () => {
   assert.deepEqual(Object.keys(FROM_FRAME).sort(),
-    ['applied', 'checked', 'console', 'gone', 'loaded', 'picked', 'pixels', 'pong', 'ready']);
+    ['applied', 'checked', 'console', 'gone', 'loaded', 'picked', 'pixels', 'pong', 'ready', 'swapped']);
 });
