@@ -31,6 +31,7 @@ mod link;
 pub mod parser;
 pub mod project;
 pub mod project_page;
+pub mod project_warm;
 pub mod session;
 mod stream_state;
 pub mod streams;

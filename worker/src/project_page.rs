@@ -34,7 +34,7 @@ pub fn project_files(parser: &StreamParser) -> Vec<(String, String)> {
 
 /// [`project_files`], and the paths of those whose fence has not closed: the one being written (or
 /// one the answer cut).
-fn files_and_open(parser: &StreamParser) -> (Vec<(String, String)>, Vec<String>) {
+pub(crate) fn files_and_open(parser: &StreamParser) -> (Vec<(String, String)>, Vec<String>) {
     let mut files: Vec<(String, String)> = Vec::new();
     let mut open = Vec::new();
     for (i, file) in parser.files().iter().enumerate() {
@@ -186,26 +186,9 @@ fn document(
     page(built, &start, styles, packages, "")
 }
 
-/// Shown by the warm page until the first build is swapped in (or, if the answer never builds,
-/// beside the error).
-const WARM_NOTE: &str = "<p data-flint-warm style=\"margin:1rem;color:#6b7280;font:14px system-ui,sans-serif\">\
-                         The app shows here as soon as its first component builds.</p>\n";
-
-/// The page a React answer's preview starts before its first build: the vendored packages mapped,
-/// Tailwind, and React, React DOM's client and the JSX runtime imported (fetched and compiled: most
-/// of a fresh frame's start), so that the first build is swapped into a frame that has them
-/// ([`flint_protocol::frames::ToFrame::Swap`]). `None` when the gateway has no React to load.
-pub fn warm_document(packages: &PreviewPackages) -> Option<String> {
-    if MOUNT_IMPORTS.iter().any(|s| !packages.imports.contains_key(*s)) {
-        return None;
-    }
-    let start: String = MOUNT_IMPORTS.iter().map(|s| format!("import {};\n", js_string(s))).collect();
-    Some(page(&ProjectBuild::default(), &start, &[], packages, WARM_NOTE))
-}
-
 /// The document: the import map (every vendored module, then the built ones), Tailwind, the
 /// styles (marked, so a swap replaces them), the root, `note`, and the `start` module.
-fn page(
+pub(crate) fn page(
     built: &ProjectBuild,
     start: &str,
     styles: &[&str],
@@ -257,7 +240,7 @@ fn attribute_safe(text: &str) -> String {
     text.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")
 }
 
-fn js_string(text: &str) -> String {
+pub(crate) fn js_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
 

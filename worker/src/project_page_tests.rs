@@ -109,12 +109,12 @@ fn a_streaming_build_versions_its_keys_and_a_warm_page_loads_react_alone() {
     let whole = project_document(&parse(APP), &packages(), false).expect("builds");
     assert!(whole.contains("import App from \"~/App.tsx\""), "a finished page keeps plain keys");
 
-    let warm = warm_document(&packages()).expect("the packages have React");
+    let warm = crate::project_warm::warm_document(&packages(), &[]).expect("the packages have React");
     for import in ["import \"react-dom/client\";", "import \"react/jsx-dev-runtime\";"] {
         assert!(warm.contains(import), "{warm}");
     }
     assert!(warm.contains("data-flint-warm") && !warm.contains("~/"), "{warm}");
-    assert_eq!(warm_document(&PreviewPackages::default()), None);
+    assert_eq!(crate::project_warm::warm_document(&PreviewPackages::default(), &[]), None);
 }
 
 #[test]

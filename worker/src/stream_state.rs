@@ -9,7 +9,8 @@ use crate::diff::review_hunks;
 use crate::document::preview_document;
 use crate::edit_stream::EditStream;
 use crate::parser::StreamParser;
-use crate::project_page::{edited_files, files_document, is_project, project_document, warm_document};
+use crate::project_page::{edited_files, files_document, is_project, project_document};
+use crate::project_warm::warm_page;
 use crate::tokens::{IncrementalCount, TokenCounter};
 
 /// Shortest wait between two previews of a project streaming: each is built and run anew (a
@@ -253,7 +254,7 @@ impl StreamState {
                         problems = done.then_some(why);
                         // Before the first build, a page that only loads React warms a frame for
                         // it to be swapped into.
-                        let last = self.preview.last.clone().or_else(|| warm_document(packages));
+                        let last = self.preview.last.clone().or_else(|| warm_page(&self.parser, packages));
                         last.filter(|_| !done)
                     }
                 }
