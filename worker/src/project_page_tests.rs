@@ -99,7 +99,7 @@ export default function Button(",
 }
 
 #[test]
-fn a_streaming_build_versions_its_keys_and_a_warm_page_loads_react_alone() {
+fn a_streaming_build_versions_its_keys() {
     let mut p = StreamParser::new();
     p.push(APP);
     let live = project_document(&p, &packages(), true).expect("builds");
@@ -108,13 +108,6 @@ fn a_streaming_build_versions_its_keys_and_a_warm_page_loads_react_alone() {
     assert!(!live.contains("\"~/"), "a frame that ran an earlier build must not meet a key it has mapped");
     let whole = project_document(&parse(APP), &packages(), false).expect("builds");
     assert!(whole.contains("import App from \"~/App.tsx\""), "a finished page keeps plain keys");
-
-    let warm = crate::project_warm::warm_document(&packages(), &[]).expect("the packages have React");
-    for import in ["import \"react-dom/client\";", "import \"react/jsx-dev-runtime\";"] {
-        assert!(warm.contains(import), "{warm}");
-    }
-    assert!(warm.contains("data-flint-warm") && !warm.contains("~/"), "{warm}");
-    assert_eq!(crate::project_warm::warm_document(&PreviewPackages::default(), &[]), None);
 }
 
 #[test]

@@ -131,6 +131,8 @@ mod tests {
         assert_eq!(page.matches("import \"react-dom/client\";").count(), 1, "each once");
         assert!(!page.contains("left-pad"), "only vendored packages");
         assert!(!page.contains("./components") && !page.contains("index.css"));
+        assert!(page.contains("import \"react/jsx-dev-runtime\";") && page.contains("data-flint-warm"));
+        assert!(!page.contains("~/"), "no module of the project: it has not built yet");
         assert_eq!(
             warm_page(&streamed(&format!("{head}\nconst A = 1;\n")), &PreviewPackages::default()),
             None
