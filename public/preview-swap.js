@@ -43,8 +43,13 @@ self.FlintSwap = (() => {
   // What the last page left that the next one replaces: its styles, an error note, the warm page's.
   const LEFT = 'style[data-flint-project], [data-flint-stopped], [data-flint-warm]';
 
+  // Every specifier the frame's import maps map, and to what: read from the page's maps on the
+  // first swap, then kept up to date here (reading every map again would parse each build anew).
+  let known = null;
+
   /** Every specifier the frame's import maps map, and to what. */
   function mapped() {
+    if (known !== null) return known;
     const all = {};
     for (const script of queryAll(document, 'script[type="importmap"]')) {
       try {
@@ -54,6 +59,7 @@ self.FlintSwap = (() => {
         // (A map the browser refused too.)
       }
     }
+    known = all;
     return all;
   }
 
@@ -87,6 +93,7 @@ self.FlintSwap = (() => {
     setAttribute(script, 'type', 'importmap');
     setText(script, stringify({ imports: added }));
     appendChild(apply(head, document, []), script);
+    for (const key of keysOf(added)) have[key] = added[key];
     // The new modules load (and run their top level) before the screen changes; not an entry
     // the mount imports for its effect (`import "~7/main.tsx"`): a `main.tsx` mounts as it runs.
     const source = getText(start);

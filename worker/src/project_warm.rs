@@ -13,7 +13,7 @@ use flint_protocol::project::MOUNT_IMPORTS;
 use flint_protocol::worker::PreviewPackages;
 
 use crate::parser::StreamParser;
-use crate::project::ProjectBuild;
+use crate::project::{FileKind, ProjectBuild, Target, classify, file_kind};
 use crate::project_page::{files_and_open, js_string, page};
 
 /// Shown by the warm page until the first build is swapped in (or, if the answer never builds,
@@ -30,7 +30,7 @@ const WAIT_LINES: usize = 40;
 pub fn warm_page(parser: &StreamParser, packages: &PreviewPackages) -> Option<String> {
     let (files, _) = files_and_open(parser);
     // The first module (a model may begin with `package.json` or a stylesheet).
-    let is_module = |path: &str| [".tsx", ".jsx", ".ts", ".js", ".mjs"].iter().any(|ext| path.ends_with(ext));
+    let is_module = |path: &str| file_kind(path) == FileKind::Module;
     let (_, first) = files.iter().find(|(path, _)| is_module(path)).or(files.first())?;
     let lines: Vec<&str> = first.lines().collect();
     if lines.len() < WAIT_LINES && !lines.iter().any(|line| is_code(line)) {
@@ -92,9 +92,8 @@ fn imported(line: &str) -> Option<&str> {
     let rest = rest.trim_start();
     let quote = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
     let spec = rest[1..].split(quote).next()?;
-    let relative =
-        spec.starts_with('.') || spec.starts_with('/') || spec.starts_with("@/") || spec.starts_with('~');
-    (!spec.is_empty() && !relative).then_some(spec)
+    // The build's own rule for what is a package (not a project file, a URL or a module key).
+    matches!(classify("", spec), Target::Package { .. }).then_some(spec)
 }
 
 #[cfg(test)]

@@ -55,6 +55,7 @@ use std::fmt;
 
 pub use build::{build, build_streaming};
 pub use resolve::package_name;
+pub(crate) use resolve::{FileKind, Target, classify, file_kind};
 
 /// A file over this many bytes is not built (models write pages of tens of KB; a 50 MB "file" is
 /// an attack on the worker's memory, not a component).
