@@ -2,12 +2,12 @@
 //! the same rows measured against a build of an earlier revision in the same run ("before" and
 //! "after" interleaved on one noisy machine, which is the only comparison these machines allow).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::setup::{root, tool_path};
+use crate::setup::{root, run_in};
 
 /// Where a revision's checkout and build live: `target/bench-baseline/<short hash>/` holds `src/`
 /// (a git worktree), `flint-gateway` and `dist/`, the layout `FLINT_BENCH_BASELINE` expects.
@@ -24,18 +24,6 @@ pub fn baseline_arg(args: &[String]) -> Result<Option<String>> {
             "--baseline needs a git revision to compare with, e.g. `--baseline HEAD~3` or a commit hash"
         ),
     }
-}
-
-/// Runs `cmd` in `dir` with the project's tools on `PATH`; fails with what was run.
-pub fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
-    cmd.current_dir(dir).env("PATH", tool_path());
-    let shown = format!("{cmd:?}");
-    println!("$ (in {}) {shown}", dir.display());
-    let status = cmd.status().with_context(|| format!("could not start {shown}"))?;
-    if !status.success() {
-        bail!("{shown} failed ({status})");
-    }
-    Ok(())
 }
 
 /// The commit `rev` names, shortened (so `HEAD~1` and its hash share one build).
@@ -66,7 +54,7 @@ pub fn baseline(rev: &str) -> Result<PathBuf> {
         std::fs::create_dir_all(&dir)?;
         run_in(&root(), Command::new("git").args(["worktree", "add", "--detach"]).arg(&src).arg(&hash))?;
     }
-    // Trunk copies Monaco and idiomorph out of node_modules: the revision's own, from its lockfile.
+    // The build copies Monaco and idiomorph out of node_modules: the revision's own, from its lockfile.
     // (Not a link to this checkout's: `npm ci` there would empty this one's through it.)
     if !src.join("node_modules/.package-lock.json").is_file() {
         run_in(&src, Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))?;
@@ -85,13 +73,7 @@ pub fn baseline(rev: &str) -> Result<PathBuf> {
     )?;
     std::fs::copy(target.join("release/flint-gateway"), &gateway)
         .with_context(|| format!("cannot copy the gateway of {hash} to {}", gateway.display()))?;
-    run_in(
-        &src,
-        Command::new("trunk")
-            .args(["build", "--release", "--offline", "--dist"])
-            .arg(&dist)
-            .env("CARGO_TARGET_DIR", &target),
-    )?;
+    crate::app_build::build(&src.join("index.html"), &dist, &target)?;
     Ok(dir)
 }
 
@@ -108,13 +90,10 @@ pub fn named_build() -> Result<PathBuf> {
     if named.matches("data-keep-debug").count() != 2 {
         bail!("index.html no longer names the app's and the worker's wasm-opt levels as this build expects");
     }
-    // Beside index.html: Trunk resolves the page's links from the page's own folder.
+    // Beside index.html: the page's links resolve from the page's own folder.
     let page = root().join(".bench-profile.html");
     std::fs::write(&page, named)?;
-    let built = run_in(
-        &root(),
-        Command::new("trunk").args(["build", "--release", "--offline", "--dist"]).arg(&dist).arg(&page),
-    );
+    let built = crate::app_build::build(&page, &dist, &crate::setup::target_dir());
     std::fs::remove_file(&page)?;
     built.map(|()| dist)
 }

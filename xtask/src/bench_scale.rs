@@ -16,7 +16,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::bench_browser::run_in;
+use crate::setup::run_in;
 use crate::setup::{root, run};
 
 /// The allocators compared: label and the gateway feature that selects it (none: the system's).

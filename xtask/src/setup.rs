@@ -1,11 +1,11 @@
 //! Installs what Flint needs on a fresh machine, and only what is missing.
 //!
-//! Versions are pinned here or by the lockfiles: Trunk 0.21.14 (0.22 needs a newer rustc),
-//! wasm-bindgen-cli at exactly the `wasm-bindgen` version in Cargo.lock, npm packages from
-//! package-lock.json (binaryen 132 provides a wasm-opt whose output works in Chromium; Debian's 108
-//! does not), Debian's chromium and chromium-driver, Debian's postgresql (for the gateway's store
-//! tests), the embedded model checked by sha256, and the modules previews import
-//! ([`preview_packages`], from `preview-packages/package-lock.json`).
+//! Versions are pinned here or by the lockfiles: wasm-bindgen-cli at exactly the `wasm-bindgen`
+//! version in Cargo.lock, npm packages from package-lock.json (binaryen 132 provides a wasm-opt
+//! whose output works in Chromium; Debian's 108 does not), Debian's chromium and chromium-driver,
+//! Debian's postgresql (for the gateway's store tests), the embedded model checked by sha256, and the
+//! modules previews import ([`preview_packages`], from `preview-packages/package-lock.json`). Trunk
+//! 0.21.14 (0.22 needs a newer rustc) only on request, for `trunk serve`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,11 @@ pub fn root() -> PathBuf {
     manifest_dir.parent().expect("xtask lives in the workspace").into()
 }
 
+/// Cargo's target folder: `CARGO_TARGET_DIR`, or `target/` in the repository.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
 /// Installs what is missing and returns the embedded model's path when it was asked for.
 pub fn all(needs: Needs) -> Result<()> {
     ensure(needs).map(|_| ())
@@ -50,6 +55,12 @@ pub fn all(needs: Needs) -> Result<()> {
 
 /// Installs what is missing; returns the model path when `needs.local_model`.
 pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
+    ensure_alongside(needs, || Ok(()))
+}
+
+/// [`ensure`], running `alongside` once Debian's packages are in, beside the tools' builds and the
+/// downloads: work for the processor (the gateway's build) while the downloads wait on the network.
+pub fn ensure_alongside(needs: Needs, alongside: impl FnOnce() -> Result<()>) -> Result<Option<PathBuf>> {
     let mut apt = Vec::new();
     if needs.browser {
         if !Path::new("/usr/bin/chromium").exists() {
@@ -87,9 +98,13 @@ pub fn ensure(needs: Needs) -> Result<Option<PathBuf>> {
             preview_packages::ensure()?;
             needs.local_model.then(|| crate::model::ensure_model(&crate::model::cache_dir())).transpose()
         });
-        let tools = wasm_target().and_then(|()| trunk()).and_then(|()| wasm_bindgen());
+        // wasm-bindgen-cli's build beside `alongside`'s: each fills the other's idle core (a build
+        // script configuring, a crate that compiles alone, a link).
+        let tools = scope.spawn(|| wasm_target().and_then(|()| wasm_bindgen()));
+        let built = alongside();
+        let tools = tools.join().unwrap_or_else(|_| bail!("the tools thread panicked"));
         let model = downloads.join().unwrap_or_else(|_| bail!("the download thread panicked"));
-        tools.and(model)
+        built.and(tools).and(model)
     })
 }
 
@@ -112,6 +127,18 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     let status = cmd.status().with_context(|| format!("could not start `{}`", describe(cmd)))?;
     if !status.success() {
         bail!("`{}` failed ({status})", describe(cmd));
+    }
+    Ok(())
+}
+
+/// Runs `cmd` in `dir` with the project's tools on `PATH`; fails with what was run.
+pub fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
+    cmd.current_dir(dir).env("PATH", tool_path());
+    let shown = describe(cmd);
+    println!("$ (in {}) {shown}", dir.display());
+    let status = cmd.status().with_context(|| format!("could not start `{shown}`"))?;
+    if !status.success() {
+        bail!("`{shown}` failed ({status})");
     }
     Ok(())
 }
@@ -182,12 +209,20 @@ fn wasm_target() -> Result<()> {
     run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
 }
 
-fn trunk() -> Result<()> {
+/// Trunk, for `trunk serve` (`cargo xtask setup trunk`). `cargo xtask` builds the app itself
+/// ([`crate::app_build`]), so neither `serve` nor `test` waits for Trunk's install.
+pub fn trunk() -> Result<()> {
+    wasm_target()?;
+    wasm_bindgen()?;
+    npm_packages()?;
     let have = output("trunk", &["--version"]).unwrap_or_default();
     if have.split_whitespace().nth(1) == Some(TRUNK_VERSION) {
+        println!("setup: Trunk {TRUNK_VERSION} is installed");
         return Ok(());
     }
-    println!("setup: installing Trunk {TRUNK_VERSION} (unoptimised: a few minutes on 2 cores, once)");
+    println!(
+        "setup: installing Trunk {TRUNK_VERSION} for `trunk serve` (unoptimised: a few minutes on 2 cores, once)"
+    );
     // Trunk's own speed hardly matters (it waits on cargo, wasm-bindgen and wasm-opt), and its
     // release profile (fat LTO, one codegen unit) took 11 of a fresh machine's 32 minutes.
     run(quick_build(Command::new("cargo").args([

@@ -5,16 +5,12 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::setup::{self, Needs, root, run};
+use crate::setup::{self, Needs, root, run, target_dir};
 
 /// Crates that build for the host; the app and the worker are checked for wasm separately.
 const NATIVE: &[&str] =
     &["flint-protocol", "flint-gateway", "flint-scripted-upstream", "flint-worker", "xtask"];
 const WASM: &[&str] = &["flint-app", "flint-worker"];
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
-}
 
 /// Where the app is built and served from: `dist/`, or `FLINT_DIST` (a helper's own build, so two
 /// builds on one machine do not overwrite each other).
@@ -32,16 +28,16 @@ fn packages(cmd: &mut Command, names: &[&str]) {
     }
 }
 
-/// Builds the app into `dist/` with Trunk (release, wasm-opt from npm's binaryen 132), then writes
-/// brotli and gzip copies beside its files for the gateway to serve.
+/// Builds the app into `dist/` ([`crate::app_build`]: release, wasm-opt from npm's binaryen 132),
+/// then writes brotli and gzip copies beside its files for the gateway to serve.
 fn build_app() -> Result<()> {
-    trunk_build()?;
+    app_build()?;
     precompress_dist()
 }
 
-fn trunk_build() -> Result<()> {
+fn app_build() -> Result<()> {
     let dist = dist_dir();
-    run(Command::new("trunk").args(["build", "--release", "--dist"]).arg(&dist))?;
+    crate::app_build::build(&root().join("index.html"), &dist, &target_dir())?;
     check_monaco_path(&dist)
 }
 
@@ -93,11 +89,23 @@ fn build_release_bins() -> Result<()> {
     ]))
 }
 
+/// `cargo xtask build`: what `serve` builds, without serving.
+pub fn build() -> Result<()> {
+    setup::ensure_alongside(Needs { browser: false, local_model: true }, build_gateway)?;
+    build_app()
+}
+
+/// The gateway, release, default features (the embedded model).
+fn build_gateway() -> Result<()> {
+    run(Command::new("cargo").args(["build", "--release", "-p", "flint-gateway"]))
+}
+
 /// `cargo xtask serve [gateway args…]`: one process serves the app, `/ws` and `/api`.
 pub fn serve(args: &[String]) -> Result<()> {
-    let model = setup::ensure(Needs { browser: false, local_model: true })?;
-    trunk_build()?;
-    run(Command::new("cargo").args(["build", "--release", "-p", "flint-gateway"]))?;
+    // The gateway's build (llama.cpp most of it) needs only cmake and clang: it runs while npm's
+    // packages and the model download and beside wasm-bindgen-cli's install; the app's follows.
+    let model = setup::ensure_alongside(Needs { browser: false, local_model: true }, build_gateway)?;
+    app_build()?;
     let mut gateway = Command::new(release_bin("flint-gateway"));
     gateway.arg("--dist").arg(dist_dir()).args(args).current_dir(root()).env("PATH", setup::tool_path());
     if let Some(model) = model {
@@ -146,11 +154,11 @@ pub fn test(args: &[String]) -> Result<()> {
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
         .env("CHROMEDRIVER", "/usr/bin/chromedriver"))?;
 
-    // Trunk alone: no end-to-end test reads the brotli and gzip copies (the gateway's serving of
+    // The build alone: no end-to-end test reads the brotli and gzip copies (the gateway's serving of
     // them has its own tests, `gateway/tests/static_files.rs`), and writing them from an empty
-    // cache took 124 s of a fresh machine's CI. A successful Trunk build replaces what dist/ held
-    // (trunk-rs/trunk#108), so no stale copy is served beside a new file.
-    trunk_build()?;
+    // cache took 124 s of a fresh machine's CI. A build replaces what dist/ held whole, so no stale
+    // copy is served beside a new file.
+    app_build()?;
     build_release_bins()?;
     // The vendored modules in Chromium, from an opaque-origin preview through the real gateway.
     run(e2e_env(Command::new("node").args(["--test", "preview-packages/test/browser.test.mjs"]))
