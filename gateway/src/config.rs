@@ -145,7 +145,7 @@ impl Default for ShareConfig {
 pub struct ServerConfig {
     /// Address to listen on.
     pub listen: SocketAddr,
-    /// The built app (Trunk's `dist/`), served at `/`.
+    /// The built app (`dist/`, from `cargo xtask` or Trunk), served at `/`.
     pub dist: PathBuf,
     /// Concurrent streams one connection may run.
     pub max_streams_per_connection: usize,

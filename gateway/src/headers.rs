@@ -1,7 +1,7 @@
 //! Security headers on every response.
 //!
 //! - The app's pages get a strict Content-Security-Policy: scripts only from the gateway itself
-//!   (plus the inline loader Trunk writes into `index.html`, allowed by its hash), WebAssembly,
+//!   (plus the app's inline loader in `index.html`, allowed by its hash), WebAssembly,
 //!   styles inline (Monaco sets them), frames only from the gateway (the previews), no plugins, no
 //!   `<base>`, no form posts, and no framing by anyone (`frame-ancestors 'none'`: another site
 //!   cannot frame Flint and trick a click on Run or Share).

@@ -89,7 +89,7 @@ pub async fn index(State(state): State<AppState>, request: HeaderMap) -> Result<
     index_page(&state, &request, true).await
 }
 
-/// The built app's `index.html`, with a policy that allows exactly its inline scripts (Trunk's
+/// The built app's `index.html`, with a policy that allows exactly its inline scripts (the app's
 /// loader), read each time so that a rebuilt app is served with its new hashes. It names the
 /// hashed files, so it is revalidated on every load (`no-cache` and an `ETag`: a 304 when the app
 /// has not changed), and sent as its precompressed copy where the browser accepts one.

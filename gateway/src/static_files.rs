@@ -5,7 +5,7 @@
 //!   so nothing is compressed per request. `index.html` is served by [`crate::http`], which does
 //!   the same.
 //! - **Caching** ([`caching`]): a file whose name or folder changes whenever its content does is
-//!   `immutable` for a year: Trunk's hashed outputs (`flint-app-<hex hash>.js`, `…_bg.wasm`,
+//!   `immutable` for a year: the build's hashed outputs (`flint-app-<hex hash>.js`, `…_bg.wasm`,
 //!   `style-<hex hash>.css`) and Monaco under its versioned folder (`vs-0.57.0/`). Everything else
 //!   (`index.html`, the worker's unhashed files, wasm-bindgen's `snippets/`, `preview.html`) is
 //!   `no-cache`: kept, but checked with the gateway on each use (`Last-Modified`, or `ETag` for
@@ -71,9 +71,9 @@ fn is_versioned_folder(segment: &str) -> bool {
         && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Trunk's `filehash`: `-` and a 64-bit hash in lowercase hex (`{:x}`, so up to 16 digits; fewer
-/// than 12 is too rare to matter and too likely to be a word), then the extension or
-/// wasm-bindgen's `_bg`.
+/// A build's content hash: `-` and 64 bits in lowercase hex (`cargo xtask` writes 16 digits; Trunk's
+/// `filehash` writes `{:x}`, so up to 16; fewer than 12 is too rare to matter and too likely to be a
+/// word), then the extension or wasm-bindgen's `_bg`.
 fn has_trunk_hash(file: &str) -> bool {
     file.match_indices('-').any(|(at, _)| {
         let rest = &file.as_bytes()[at + 1..];
