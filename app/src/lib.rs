@@ -1,4 +1,4 @@
-//! Flint's browser app (Leptos, client-side rendered, built by Trunk from the root `index.html`).
+//! Flint's browser app (Leptos, client-side rendered, built from the root `index.html` by `cargo xtask` or Trunk).
 //!
 //! The page starts a web worker that holds the one WebSocket to the gateway and parses streamed
 //! answers into files ([`gateway::use_gateway`], [`interop::worker`]), a Monaco editor and a sandboxed live preview

@@ -143,7 +143,7 @@ async fn every_response_carries_the_security_headers() {
         let csp =
             header(&answer, "content-security-policy").unwrap_or_else(|| panic!("{path}: no CSP: {answer}"));
         assert!(csp.contains("frame-ancestors 'none'"), "{path}: another site could frame Flint: {csp}");
-        assert!(csp.contains("'sha256-"), "{path}: Trunk's inline loader must be allowed by its hash: {csp}");
+        assert!(csp.contains("'sha256-"), "{path}: the inline loader must be allowed by its hash: {csp}");
         assert!(!csp.contains("'unsafe-inline' 'wasm") && !csp.contains("script-src *"), "{csp}");
         assert_eq!(header(&answer, "x-frame-options"), Some("DENY"), "{path}");
     }

@@ -1,8 +1,8 @@
-//! Entry point of the worker binary that Trunk builds with `data-type="worker"`.
+//! Entry point of the worker binary, built for wasm with `data-type="worker"` (index.html).
 
 fn main() {
     #[cfg(target_arch = "wasm32")]
     flint_worker::glue::start();
     #[cfg(not(target_arch = "wasm32"))]
-    eprintln!("flint-worker runs in a browser; build it with Trunk (see index.html)");
+    eprintln!("flint-worker runs in a browser; `cargo xtask build` builds it (see index.html)");
 }

@@ -4,11 +4,13 @@
 //! same `index.html`.
 //!
 //! The steps: one cargo build for every crate the page names (both wasm crates at once, where Trunk
-//! built them one after the other), wasm-bindgen (web target), wasm-opt from npm's binaryen 132 on
-//! both at once, content-hashed names for the app's files (the gateway keeps those for a year),
-//! subresource integrity on what the page loads, the copies, and the page itself
-//! ([`page`]). Everything is staged beside `dist/` and replaces it whole, so a failed build leaves
-//! the last good one and no stale file stays beside a new one.
+//! built them one after the other, so their dependencies' features are unified across the two),
+//! wasm-bindgen (web target), wasm-opt from npm's binaryen 132 on both at once (cached by its input,
+//! so an unchanged crate is not optimised again), names after the content as served (the gateway
+//! keeps those files for a year), subresource integrity on what the page loads, the copies, and the
+//! page itself ([`page`]). Everything is staged beside `dist/` and replaces it whole, so a failed
+//! build leaves the last good one and no stale file stays beside a new one. The app is served at
+//! `/` (Trunk.toml's `public_url`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,21 +29,39 @@ use page::{Asset, Output, Preload, RustAsset};
 const SNIPPETS: &str = "snippets";
 
 /// Builds the page at `page_path` (its tags resolved from its own folder) into `dist`, with cargo's
-/// output in `target_dir`.
-pub fn build(page_path: &Path, dist: &Path, target_dir: &Path) -> Result<()> {
+/// output in `target_dir`. `check` sees the finished build before it replaces `dist`.
+pub fn build(
+    page_path: &Path,
+    dist: &Path,
+    target_dir: &Path,
+    check: impl Fn(&Path) -> Result<()>,
+) -> Result<()> {
+    let stage = sibling(dist, "staging")?;
+    let built = build_into(page_path, &stage, target_dir).and_then(|()| check(&stage));
+    if let Err(err) = built {
+        // The last good dist/ stays as it was; nothing half-built is left beside it.
+        let _ = std::fs::remove_dir_all(&stage);
+        return Err(err);
+    }
+    replace(dist, &stage)
+}
+
+fn build_into(page_path: &Path, stage: &Path, target_dir: &Path) -> Result<()> {
     let started = Instant::now();
     let dir = page_path.parent().context("the page has no folder")?;
     let html =
         std::fs::read_to_string(page_path).with_context(|| format!("cannot read {}", page_path.display()))?;
-    let found = page::assets(&html)?;
-    let stage = sibling(dist, "staging")?;
-    reset(&stage)?;
+    let found = page::assets(&html, &page_path.file_name().unwrap_or_default().to_string_lossy())?;
+    reset(stage)?;
 
     let crates: Vec<&RustAsset> =
         found.iter().filter_map(|(_, a)| if let Asset::Rust(r) = a { Some(r) } else { None }).collect();
+    if crates.is_empty() {
+        bail!("{} has no <link data-trunk rel=\"rust\"> tag: there is no app to build", page_path.display());
+    }
     let mut cargo = Command::new("cargo");
     cargo
-        .args(["build", "--release", "--target", "wasm32-unknown-unknown"])
+        .args(["build", "--release", "--locked", "--target", "wasm32-unknown-unknown"])
         .env("CARGO_TARGET_DIR", target_dir);
     for rust in &crates {
         cargo.args(["-p", &package_name(&dir.join(&rust.manifest))?, "--bin", &rust.bin]);
@@ -50,22 +70,22 @@ pub fn build(page_path: &Path, dist: &Path, target_dir: &Path) -> Result<()> {
     let compiled = started.elapsed();
 
     let mut outputs = Vec::with_capacity(found.len());
-    let mut to_optimise = Vec::new();
+    let mut apps = Vec::new();
     for (range, asset) in &found {
         let output = match asset {
             Asset::Rust(rust) => {
-                let (output, wasm) = bindgen(dir, rust, target_dir, &stage)?;
-                if let Some(level) = &rust.wasm_opt {
-                    to_optimise.push((wasm, level.clone(), rust.wasm_opt_params.clone()));
-                }
-                output
+                let bound = bindgen(dir, rust, target_dir, stage)?;
+                apps.push((outputs.len(), bound));
+                Output::Nothing
             }
             Asset::Css { href } => {
-                let bytes = std::fs::read(dir.join(href)).with_context(|| format!("cannot read {href}"))?;
-                let source = Path::new(href);
-                let stem = source.file_stem().context("a stylesheet without a name")?.to_string_lossy();
-                let name = format!("{stem}-{}.css", short_hash(&bytes));
-                std::fs::write(stage.join(&name), &bytes)?;
+                let source = dir.join(href);
+                let bytes =
+                    std::fs::read(&source).with_context(|| format!("cannot read {}", source.display()))?;
+                let stem =
+                    Path::new(href).file_stem().context("a stylesheet without a name")?.to_string_lossy();
+                let name = format!("{stem}-{}.css", content_hash(&[&bytes]));
+                write(&stage.join(&name), &bytes)?;
                 Output::Stylesheet { integrity: integrity(&bytes), href: name }
             }
             Asset::CopyDir { href, target } => {
@@ -80,7 +100,8 @@ pub fn build(page_path: &Path, dist: &Path, target_dir: &Path) -> Result<()> {
             Asset::CopyFile { href } => {
                 let from = dir.join(href);
                 let name = from.file_name().context("a file without a name")?;
-                std::fs::copy(&from, stage.join(name)).with_context(|| format!("cannot copy {href}"))?;
+                std::fs::copy(&from, stage.join(name))
+                    .with_context(|| format!("cannot copy {}", from.display()))?;
                 Output::Nothing
             }
         };
@@ -88,32 +109,27 @@ pub fn build(page_path: &Path, dist: &Path, target_dir: &Path) -> Result<()> {
     }
     let bound = started.elapsed();
 
-    // wasm-opt is most of what follows cargo; the two files are optimised at once.
+    // wasm-opt is most of what follows cargo; the files are optimised at once.
+    let cache = target_dir.join("xtask-app/wasm-opt");
     std::thread::scope(|scope| {
-        let jobs: Vec<_> = to_optimise
+        let jobs: Vec<_> = apps
             .iter()
-            .map(|(wasm, level, params)| scope.spawn(move || wasm_opt(wasm, level, params)))
+            .filter_map(|(_, app)| Some((app, app.rust.wasm_opt.as_ref()?)))
+            .map(|(app, level)| scope.spawn(|| wasm_opt(&app.wasm, level, &app.rust.wasm_opt_params, &cache)))
             .collect();
         jobs.into_iter()
             .try_for_each(|job| job.join().unwrap_or_else(|_| bail!("wasm-opt's thread panicked")))
     })?;
-    // The preloads' integrity is of the files as served: after wasm-opt.
-    for (_, output) in &mut outputs {
-        if let Output::App { preloads, .. } = output {
-            for preload in preloads.iter_mut() {
-                preload.integrity = integrity(&std::fs::read(stage.join(&preload.href))?);
-            }
+    // Named only now, so that a name stands for the bytes served (wasm-opt's level and version
+    // included): the gateway lets browsers keep these files for a year.
+    for (at, app) in apps {
+        if !app.rust.worker {
+            outputs[at].1 = app.into_page(stage)?;
         }
     }
-    std::fs::write(stage.join("index.html"), page::render(&html, &outputs)?)?;
-
-    if dist.exists() {
-        std::fs::remove_dir_all(dist).with_context(|| format!("cannot replace {}", dist.display()))?;
-    }
-    std::fs::rename(&stage, dist).with_context(|| format!("cannot move the build to {}", dist.display()))?;
+    write(&stage.join("index.html"), page::render(&html, &outputs)?.as_bytes())?;
     println!(
-        "xtask: built the app into {} in {:.0} s (cargo {:.0} s, wasm-bindgen and copies {:.0} s, wasm-opt {:.0} s)",
-        dist.display(),
+        "xtask: built the app in {:.0} s (cargo {:.0} s, wasm-bindgen and copies {:.0} s, wasm-opt {:.0} s)",
         started.elapsed().as_secs_f64(),
         compiled.as_secs_f64(),
         (bound - compiled).as_secs_f64(),
@@ -122,9 +138,36 @@ pub fn build(page_path: &Path, dist: &Path, target_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// wasm-bindgen for one crate, its files staged under their served names. Returns the page's output
-/// for the crate and the staged wasm (for wasm-opt).
-fn bindgen(dir: &Path, rust: &RustAsset, target_dir: &Path, stage: &Path) -> Result<(Output, PathBuf)> {
+/// One crate after wasm-bindgen: its files staged under the crate's name.
+struct Bound<'a> {
+    rust: &'a RustAsset,
+    js: PathBuf,
+    wasm: PathBuf,
+    /// wasm-bindgen's snippets, as served (`snippets/…`).
+    snippets: Vec<String>,
+}
+
+impl Bound<'_> {
+    /// The app's files renamed after their content, and the page's loader and preloads for them.
+    fn into_page(self, stage: &Path) -> Result<Output> {
+        let (js_bytes, wasm_bytes) = (read(&self.js)?, read(&self.wasm)?);
+        let name = format!("{}-{}", self.rust.bin, content_hash(&[&js_bytes, &wasm_bytes]));
+        let (js, wasm) = (format!("{name}.js"), format!("{name}_bg.wasm"));
+        std::fs::rename(&self.js, stage.join(&js))?;
+        std::fs::rename(&self.wasm, stage.join(&wasm))?;
+        let mut preloads = vec![Preload { href: js.clone(), integrity: integrity(&js_bytes), wasm: false }];
+        for href in self.snippets {
+            let integrity = integrity(&read(&stage.join(&href))?);
+            preloads.push(Preload { href, integrity, wasm: false });
+        }
+        preloads.push(Preload { href: wasm.clone(), integrity: integrity(&wasm_bytes), wasm: true });
+        Ok(Output::App { js, wasm, preloads })
+    }
+}
+
+/// wasm-bindgen for one crate, its files staged as `<bin>.js` and `<bin>_bg.wasm` (a worker's final
+/// names: the app names them in its code), its snippets copied, and a worker's loader shim written.
+fn bindgen<'a>(dir: &Path, rust: &'a RustAsset, target_dir: &Path, stage: &Path) -> Result<Bound<'a>> {
     let input = target_dir.join("wasm32-unknown-unknown/release").join(format!("{}.wasm", rust.bin));
     let out = target_dir.join("xtask-app").join(&rust.bin);
     reset(&out)?;
@@ -136,68 +179,72 @@ fn bindgen(dir: &Path, rust: &RustAsset, target_dir: &Path, stage: &Path) -> Res
         cmd.arg("--keep-debug");
     }
     run_in(dir, &mut cmd)?;
-    // The app's names carry its content's hash (cached for a year); a worker's stay stable, because
-    // the app names them in its code.
-    let name = if rust.worker {
-        rust.bin.clone()
-    } else {
-        let bytes = std::fs::read(&input).with_context(|| format!("cannot read {}", input.display()))?;
-        format!("{}-{}", rust.bin, short_hash(&bytes))
-    };
-    let (js, wasm) = (format!("{name}.js"), format!("{name}_bg.wasm"));
-    std::fs::copy(out.join(format!("{}.js", rust.bin)), stage.join(&js))?;
-    std::fs::copy(out.join(format!("{}_bg.wasm", rust.bin)), stage.join(&wasm))?;
+    let (js, wasm) = (stage.join(format!("{}.js", rust.bin)), stage.join(format!("{}_bg.wasm", rust.bin)));
+    copy(&out.join(format!("{}.js", rust.bin)), &js)?;
+    copy(&out.join(format!("{}_bg.wasm", rust.bin)), &wasm)?;
     let mut snippets = Vec::new();
     if out.join(SNIPPETS).is_dir() {
         copy_dir(&out.join(SNIPPETS), &stage.join(SNIPPETS))?;
-        collect_files(&out.join(SNIPPETS), &mut snippets)?;
+        let mut files = Vec::new();
+        collect_files(&out.join(SNIPPETS), &mut files)?;
+        for file in files {
+            let relative = file.strip_prefix(&out).expect("collected under out");
+            snippets.push(relative.to_string_lossy().replace('\\', "/"));
+        }
     }
     if rust.loader_shim {
-        std::fs::write(
-            stage.join(format!("{name}_loader.js")),
-            format!("import init from './{js}';await init();"),
-        )?;
+        let shim = format!("import init from './{}.js';await init();", rust.bin);
+        write(&stage.join(format!("{}_loader.js", rust.bin)), shim.as_bytes())?;
     }
-    let staged = stage.join(&wasm);
-    if rust.worker {
-        return Ok((Output::Nothing, staged));
-    }
-    let preload = |href: String, wasm: bool| Preload { href, integrity: String::new(), wasm };
-    let mut preloads = vec![preload(js.clone(), false)];
-    for file in snippets {
-        let relative =
-            file.strip_prefix(&out).expect("collected under out").to_string_lossy().replace('\\', "/");
-        preloads.push(preload(relative, false));
-    }
-    preloads.push(preload(wasm.clone(), true));
-    Ok((Output::App { js, wasm, preloads }, staged))
+    Ok(Bound { rust, js, wasm, snippets })
 }
 
-fn wasm_opt(wasm: &Path, level: &str, params: &[String]) -> Result<()> {
-    let optimised = wasm.with_extension("opt.wasm");
-    let mut cmd = Command::new("wasm-opt");
-    cmd.arg(format!("-O{level}")).arg("--output").arg(&optimised).arg(wasm).args(params);
-    run_in(wasm.parent().expect("a staged file"), &mut cmd)?;
-    std::fs::rename(&optimised, wasm)?;
-    Ok(())
+/// wasm-opt in place, from a cache keyed by the input, the level, the parameters and wasm-opt's
+/// version: a later build whose wasm did not change skips it (about a minute on 2 cores).
+fn wasm_opt(wasm: &Path, level: &str, params: &[String], cache: &Path) -> Result<()> {
+    let version = Command::new("wasm-opt")
+        .arg("--version")
+        .env("PATH", crate::setup::tool_path())
+        .output()
+        .map(|out| out.stdout)
+        .context("cannot run wasm-opt (npm's binaryen, installed by the set-up)")?;
+    let input = read(wasm)?;
+    let key = content_hash(&[&input, level.as_bytes(), params.join(" ").as_bytes(), &version]);
+    let cached = cache.join(format!("{key}.wasm"));
+    if !cached.is_file() {
+        std::fs::create_dir_all(cache).with_context(|| format!("cannot create {}", cache.display()))?;
+        let optimised = cache.join(format!("{key}.partial.wasm"));
+        let mut cmd = Command::new("wasm-opt");
+        cmd.arg(format!("-O{level}")).arg("--output").arg(&optimised).arg(wasm).args(params);
+        run_in(cache, &mut cmd)?;
+        std::fs::rename(&optimised, &cached)?;
+    }
+    copy(&cached, wasm)
 }
 
 /// The `name` of a crate's `[package]`.
 fn package_name(manifest: &Path) -> Result<String> {
     let text =
         std::fs::read_to_string(manifest).with_context(|| format!("cannot read {}", manifest.display()))?;
-    let package = text.split("[package]").nth(1).context("no [package]")?;
-    package
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("name")?.trim().strip_prefix('=')?.trim().strip_prefix('"'))
-        .and_then(|rest| rest.split('"').next())
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", manifest.display()))?;
+    table
+        .get("package")
+        .and_then(|package| package.get("name"))
+        .and_then(toml::Value::as_str)
         .map(str::to_owned)
-        .with_context(|| format!("{} has no package name", manifest.display()))
+        .with_context(|| format!("{} has no [package] name", manifest.display()))
 }
 
-/// 16 hex digits of the content's SHA-256: the gateway's immutable-file pattern.
-fn short_hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)[..8].iter().map(|b| format!("{b:02x}")).collect()
+/// 16 hex digits of the SHA-256 of the parts, in order: the gateway's immutable-file pattern.
+fn content_hash(parts: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for part in parts {
+        // Each part's length first, so that two splits of the same bytes differ.
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A subresource-integrity value (`sha384-<base64>`), as browsers check it.
@@ -205,6 +252,8 @@ fn integrity(bytes: &[u8]) -> String {
     format!("sha384-{}", base64(&Sha384::digest(bytes)))
 }
 
+/// Written here rather than taken from a crate: `cargo xtask` compiles before anything else on a
+/// fresh machine, so each dependency of its own is on the first run's path.
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut text = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -226,6 +275,43 @@ fn sibling(dist: &Path, suffix: &str) -> Result<PathBuf> {
     Ok(dist.with_file_name(format!(".{name}.{suffix}")))
 }
 
+/// `dist` replaced by `stage`: the old build moves aside first and comes back if the new one cannot
+/// take its place.
+fn replace(dist: &Path, stage: &Path) -> Result<()> {
+    let old = sibling(dist, "old")?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old).with_context(|| format!("cannot remove {}", old.display()))?;
+    }
+    let had = dist.exists();
+    if had {
+        std::fs::rename(dist, &old).with_context(|| format!("cannot move {} aside", dist.display()))?;
+    }
+    if let Err(err) = std::fs::rename(stage, dist) {
+        if had {
+            let _ = std::fs::rename(&old, dist);
+        }
+        return Err(err).with_context(|| format!("cannot move the build to {}", dist.display()));
+    }
+    if had {
+        std::fs::remove_dir_all(&old).with_context(|| format!("cannot remove {}", old.display()))?;
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to)
+        .map(drop)
+        .with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))
+}
+
 fn reset(dir: &Path) -> Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(dir).with_context(|| format!("cannot empty {}", dir.display()))?;
@@ -234,7 +320,7 @@ fn reset(dir: &Path) -> Result<()> {
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
     for entry in std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))? {
         let entry = entry?;
         let target = to.join(entry.file_name());
@@ -249,7 +335,9 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
 }
 
 fn collect_files(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<std::io::Result<_>>()?;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .and_then(Iterator::collect::<std::io::Result<_>>)
+        .with_context(|| format!("cannot read {}", dir.display()))?;
     entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
         if entry.file_type()?.is_dir() {
@@ -262,32 +350,4 @@ fn collect_files(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn integrity_is_base64_of_sha384() {
-        // sha384("abc"), as `openssl dgst -sha384 -binary | base64` prints it.
-        assert_eq!(
-            integrity(b"abc"),
-            "sha384-ywB1P0WjXou1oD1pmsZQBycsMqsO3tFjGotgWkP/W+2AhgcroefMI1i67KE0yCWn"
-        );
-        assert_eq!(base64(b"a"), "YQ==");
-        assert_eq!(base64(b"ab"), "YWI=");
-        assert_eq!(short_hash(b"abc").len(), 16);
-    }
-
-    #[test]
-    fn the_package_name_is_read_from_the_manifest() {
-        let dir = std::env::temp_dir().join(format!("xtask-manifest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let manifest = dir.join("Cargo.toml");
-        std::fs::write(
-            &manifest,
-            "[package]\nname = \"flint-app\"\nversion = \"0.1.0\"\n[dependencies]\nname = \"x\"\n",
-        )
-        .unwrap();
-        assert_eq!(package_name(&manifest).unwrap(), "flint-app");
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-}
+mod tests;

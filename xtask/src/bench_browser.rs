@@ -73,7 +73,7 @@ pub fn baseline(rev: &str) -> Result<PathBuf> {
     )?;
     std::fs::copy(target.join("release/flint-gateway"), &gateway)
         .with_context(|| format!("cannot copy the gateway of {hash} to {}", gateway.display()))?;
-    crate::app_build::build(&src.join("index.html"), &dist, &target)?;
+    crate::app_build::build(&src.join("index.html"), &dist, &target, |_| Ok(()))?;
     Ok(dir)
 }
 
@@ -93,7 +93,7 @@ pub fn named_build() -> Result<PathBuf> {
     // Beside index.html: the page's links resolve from the page's own folder.
     let page = root().join(".bench-profile.html");
     std::fs::write(&page, named)?;
-    let built = crate::app_build::build(&page, &dist, &crate::setup::target_dir());
+    let built = crate::app_build::build(&page, &dist, &crate::setup::target_dir(), |_| Ok(()));
     std::fs::remove_file(&page)?;
     built.map(|()| dist)
 }

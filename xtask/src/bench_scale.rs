@@ -16,16 +16,11 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::setup::run_in;
-use crate::setup::{root, run};
+use crate::setup::{root, run, run_in, target_dir};
 
 /// The allocators compared: label and the gateway feature that selects it (none: the system's).
 const ALLOCATORS: [(&str, Option<&str>); 3] =
     [("system", None), ("mimalloc", Some("alloc-mimalloc")), ("jemalloc", Some("alloc-jemalloc"))];
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
-}
 
 /// Builds the gateway of the checkout in `dir` (release, no embedded model, `feature` if any) into
 /// the shared target folder and keeps the binary as `kept/flint-gateway-<label>`.

@@ -212,7 +212,7 @@ pub fn gzip(data: &[u8]) -> Result<Vec<u8>> {
     Ok(encoder.finish()?)
 }
 
-/// Every file under `dir` with its size, skipping compressed copies and hidden folders (Trunk
+/// Every file under `dir` with its size, skipping compressed copies and hidden folders (`trunk build`
 /// stages a build in `dist/.stage`).
 fn walk(dir: &Path, files: &mut Vec<(PathBuf, u64)>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {

@@ -122,13 +122,7 @@ pub fn tool_path() -> OsString {
 
 /// Runs a command in the repository root with the project's tools on `PATH`, echoing it first.
 pub fn run(cmd: &mut Command) -> Result<()> {
-    cmd.current_dir(root()).env("PATH", tool_path());
-    println!("$ {}", describe(cmd));
-    let status = cmd.status().with_context(|| format!("could not start `{}`", describe(cmd)))?;
-    if !status.success() {
-        bail!("`{}` failed ({status})", describe(cmd));
-    }
-    Ok(())
+    run_in(&root(), cmd)
 }
 
 /// Runs `cmd` in `dir` with the project's tools on `PATH`; fails with what was run.

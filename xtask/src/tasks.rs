@@ -1,4 +1,4 @@
-//! The commands: serve, test, bench, lint.
+//! The commands: serve, build, test, bench, lint.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -36,9 +36,7 @@ fn build_app() -> Result<()> {
 }
 
 fn app_build() -> Result<()> {
-    let dist = dist_dir();
-    crate::app_build::build(&root().join("index.html"), &dist, &target_dir())?;
-    check_monaco_path(&dist)
+    crate::app_build::build(&root().join("index.html"), &dist_dir(), &target_dir(), check_monaco_path)
 }
 
 /// Brotli and gzip copies beside dist/'s files (cached by content: only what changed is compressed).
@@ -72,7 +70,7 @@ fn check_monaco_path(dist: &std::path::Path) -> Result<()> {
     let folder = format!("vs-{version}");
     if !dist.join(&folder).join("loader.js").is_file() {
         bail!(
-            "Monaco {version} is installed but dist/{folder}/loader.js is missing: set {folder} in index.html"
+            "Monaco {version} is installed but the build has no {folder}/loader.js: set {folder} in index.html"
         );
     }
     Ok(())

@@ -8,7 +8,7 @@ use crate::components::device_sizes::expect_preview_width;
 use crate::interop::preview::Preview as PreviewFrames;
 use crate::run::expect_runner;
 
-/// Where the preview runtime is served (copied from `public/` by Trunk).
+/// Where the preview runtime is served (copied from `public/` by the build).
 const RUNTIME_URL: &str = "preview.html";
 
 /// The preview pane: sandboxed frames managed by `app/js/preview.js`, and, while the page came

@@ -13,7 +13,7 @@ use crate::metrics::{format_cost, format_ms, format_tokens, format_tps};
 use crate::run::{StreamStatus, Tile, expect_runner};
 use crate::variations::grid::{fit, short_model};
 
-/// Where the preview runtime is served (copied from `public/` by Trunk).
+/// Where the preview runtime is served (copied from `public/` by the build).
 const RUNTIME_URL: &str = "preview.html";
 
 /// A tile in the variations grid. Its number key promotes it; a click on its page, or Enter with

@@ -40,7 +40,7 @@ impl Drop for Checking {
     }
 }
 
-/// Where the preview runtime is served, relative to the app's page (copied from `public/` by Trunk).
+/// Where the preview runtime is served, relative to the app's page (copied from `public/` by the build).
 pub const RUNTIME_URL: &str = "preview.html";
 
 // preview.js, checks.js and picture.js import the pacing of snapshots and frames, the console

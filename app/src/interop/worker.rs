@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-/// Where Trunk puts the worker's loader (`data-loader-shim` on the worker's link in index.html).
+/// Where the build puts the worker's loader (`data-loader-shim` on the worker's link in index.html).
 pub const WORKER_URL: &str = "./flint-worker_loader.js";
 
 /// How long a worker may take to say `Ready` before it is started again (it loads a few MB of wasm;
@@ -98,7 +98,7 @@ impl ParserWorker {
 fn start(inner: &Rc<Inner>) -> Result<(), WorkerError> {
     stop(inner);
     inner.starts.set(inner.starts.get() + 1);
-    // A module worker: Trunk builds it with `data-bindgen-target="web"`, whose loader imports the
+    // A module worker: built with `data-bindgen-target="web"`, whose loader imports the
     // wasm-bindgen glue (the classic `no-modules` loader calls init in a deprecated way).
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);

@@ -31,7 +31,7 @@ pub struct RustAsset {
     pub worker: bool,
     /// `data-loader-shim`: a `<bin>_loader.js` module that initialises the worker's wasm.
     pub loader_shim: bool,
-    /// `data-wasm-opt` (`0` and absent: not run).
+    /// `data-wasm-opt`: `None` for `0` (not run), `""` when absent (plain `-O`, as Trunk does).
     pub wasm_opt: Option<String>,
     /// `data-wasm-opt-params`, split at whitespace.
     pub wasm_opt_params: Vec<String>,
@@ -58,26 +58,57 @@ pub struct Preload {
     pub wasm: bool,
 }
 
-/// The page's tags in order, each with the byte range of its text in the page.
-pub fn assets(html: &str) -> Result<Vec<(std::ops::Range<usize>, Asset)>> {
+/// The page's `data-trunk` tags in order, each with the byte range of its text in the page; `page`
+/// names the file in errors. Every `<link>`, `<script>` and `<style>` outside comments is looked at,
+/// whatever its case, line breaks or attribute order, so a tag Trunk would build is either built here
+/// or refused by name, never left in the page.
+pub fn assets(html: &str, page: &str) -> Result<Vec<(std::ops::Range<usize>, Asset)>> {
+    let lower = html.to_ascii_lowercase();
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = html[from..].find("<link data-trunk").map(|i| i + from) {
-        let end =
-            html[at..].find('>').map(|i| at + i + 1).context("a <link data-trunk> tag is not closed")?;
+    while let Some(at) = lower[from..].find('<').map(|i| i + from) {
+        if lower[at..].starts_with("<!--") {
+            from = lower[at..].find("-->").map_or(html.len(), |i| at + i + 3);
+            continue;
+        }
+        let name_end =
+            lower[at + 1..].find(|c: char| !c.is_ascii_alphanumeric()).map_or(html.len(), |i| at + 1 + i);
+        let name = &lower[at + 1..name_end];
+        if !matches!(name, "link" | "script" | "style") {
+            from = at + 1;
+            continue;
+        }
+        let end = html[at..]
+            .find('>')
+            .map(|i| at + i + 1)
+            .with_context(|| format!("{page}: a <{name}> tag is not closed"))?;
         let tag = &html[at..end];
-        found.push((at..end, asset(tag).with_context(|| format!("index.html: {tag}"))?));
+        // Only a tag with the attribute is parsed strictly: any other may be written as HTML allows.
+        if lower[name_end..end]
+            .split(|c: char| c.is_whitespace() || c == '=')
+            .any(|word| word == "data-trunk")
+        {
+            if name != "link" {
+                bail!("{page}: {tag}: cargo xtask builds <link data-trunk> tags only");
+            }
+            let inner = html[name_end..end - 1].trim_end_matches('/');
+            let asset = attributes(inner).and_then(|attrs| asset(&attrs));
+            found.push((at..end, asset.with_context(|| format!("{page}: {tag}"))?));
+        }
         from = end;
     }
     Ok(found)
 }
 
-fn asset(tag: &str) -> Result<Asset> {
-    let attrs = attributes(tag.trim_start_matches("<link").trim_end_matches('>').trim_end_matches('/'))?;
+/// The wasm-opt levels Trunk accepts (`data-wasm-opt`); `0` turns it off.
+const WASM_OPT_LEVELS: &[&str] = &["0", "1", "2", "3", "4", "s", "z"];
+
+fn asset(attrs: &[(String, Option<String>)]) -> Result<Asset> {
     let get = |name: &str| attrs.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.clone());
     let has = |name: &str| attrs.iter().any(|(k, _)| k == name);
-    let known: &[&str] = match get("rel").as_deref() {
-        Some("rust") => &[
+    let rel = get("rel").unwrap_or_default();
+    let known: &[&str] = match rel.as_str() {
+        "rust" => &[
             "data-bin",
             "data-type",
             "data-bindgen-target",
@@ -86,36 +117,44 @@ fn asset(tag: &str) -> Result<Asset> {
             "data-wasm-opt-params",
             "data-keep-debug",
         ],
-        Some("copy-dir") => &["data-target-path"],
-        Some("css" | "copy-file") => &[],
-        other => bail!("xtask does not build rel={other:?} (it builds rust, css, copy-dir, copy-file)"),
+        "copy-dir" => &["data-target-path"],
+        "css" | "copy-file" => &[],
+        _ => bail!("cargo xtask does not build rel=\"{rel}\" (it builds rust, css, copy-dir and copy-file)"),
     };
     if let Some((name, _)) = attrs
         .iter()
         .find(|(k, _)| !["data-trunk", "rel", "href"].contains(&k.as_str()) && !known.contains(&k.as_str()))
     {
-        bail!("xtask does not know the attribute {name}");
+        bail!("cargo xtask does not know the attribute {name}");
     }
     let href = get("href").context("the tag has no href")?;
-    Ok(match get("rel").as_deref() {
-        Some("rust") => {
+    Ok(match rel.as_str() {
+        "rust" => {
             let worker = match get("data-type").as_deref() {
                 None | Some("main") => false,
                 Some("worker") => true,
-                Some(other) => bail!("data-type={other:?} is not main or worker"),
+                Some(other) => bail!("data-type=\"{other}\" is neither main nor worker"),
             };
             // A worker's default target in Trunk is no-modules; Flint's app imports ES modules.
             match get("data-bindgen-target").as_deref() {
                 Some("web") => {}
                 None if !worker => {}
-                other => bail!("xtask builds wasm-bindgen's web target only (this tag asks for {other:?})"),
+                None => bail!(
+                    "a worker needs data-bindgen-target=\"web\" (Trunk's default for workers is no-modules)"
+                ),
+                Some(other) => bail!("cargo xtask builds wasm-bindgen's web target only, not \"{other}\""),
+            }
+            // Absent, Trunk's release build runs plain `-O`.
+            let level = get("data-wasm-opt").unwrap_or_default();
+            if !level.is_empty() && !WASM_OPT_LEVELS.contains(&level.as_str()) {
+                bail!("data-wasm-opt=\"{level}\" is not one of {}", WASM_OPT_LEVELS.join(", "));
             }
             RustAsset {
                 manifest: href,
                 bin: get("data-bin").context("a rust tag needs data-bin")?,
                 worker,
                 loader_shim: has("data-loader-shim"),
-                wasm_opt: get("data-wasm-opt").filter(|level| level != "0"),
+                wasm_opt: (level != "0").then_some(level),
                 wasm_opt_params: get("data-wasm-opt-params")
                     .map(|p| p.split_whitespace().map(str::to_owned).collect())
                     .unwrap_or_default(),
@@ -123,8 +162,8 @@ fn asset(tag: &str) -> Result<Asset> {
             }
             .into()
         }
-        Some("copy-dir") => Asset::CopyDir { href, target: get("data-target-path") },
-        Some("css") => Asset::Css { href },
+        "copy-dir" => Asset::CopyDir { href, target: get("data-target-path") },
+        "css" => Asset::Css { href },
         _ => Asset::CopyFile { href },
     })
 }
@@ -173,7 +212,9 @@ pub fn render(html: &str, outputs: &[(std::ops::Range<usize>, Output)]) -> Resul
                 page.push_str(&format!(r#"<link rel="stylesheet" href="/{href}" integrity="{integrity}">"#));
             }
             Output::App { js, wasm, preloads: links } => {
-                // The app's loader is inline; the gateway's policy allows it by its hash.
+                // The app's loader is inline; the gateway's policy allows it by its hash. Unlike
+                // Trunk's it sets no `window.wasmBindings` and sends no `TrunkApplicationStarted`:
+                // nothing in Flint reads either.
                 page.push_str(&format!(
                     "<script type=\"module\">\nimport init from '/{js}';\nawait init({{ module_or_path: '/{wasm}' }});\n</script>"
                 ));

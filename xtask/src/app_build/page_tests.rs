@@ -10,7 +10,7 @@ const PAGE: &str = r#"<html><head>
 
 #[test]
 fn the_page_tags_are_read_in_order() {
-    let found = assets(PAGE).unwrap();
+    let found = assets(PAGE, "index.html").unwrap();
     let kinds: Vec<&Asset> = found.iter().map(|(_, a)| a).collect();
     assert_eq!(
         kinds[0],
@@ -45,27 +45,53 @@ fn the_page_tags_are_read_in_order() {
 #[test]
 fn what_the_build_does_not_do_is_refused_by_name() {
     for (tag, says) in [
-        (r#"<link data-trunk rel="sass" href="a.scss">"#, "rel=Some(\"sass\")"),
+        (r#"<link data-trunk rel="sass" href="a.scss">"#, r#"rel="sass""#),
         (
             r#"<link data-trunk rel="rust" href="a/Cargo.toml" data-bin="a" data-cargo-features="x">"#,
             "data-cargo-features",
         ),
+        (r#"<link data-trunk rel="rust" href="w/Cargo.toml" data-bin="w" data-type="worker">"#, "no-modules"),
         (
-            r#"<link data-trunk rel="rust" href="w/Cargo.toml" data-bin="w" data-type="worker">"#,
-            "web target only",
+            r#"<link data-trunk rel="rust" href="a/Cargo.toml" data-bin="a" data-wasm-opt="off">"#,
+            r#"data-wasm-opt="off""#,
         ),
         (r#"<link data-trunk rel="css" href="a.css" data-integrity="none">"#, "data-integrity"),
         (r#"<link data-trunk rel="rust" href="a/Cargo.toml">"#, "data-bin"),
+        (r#"<script data-trunk src="a.js"></script>"#, "<link data-trunk> tags only"),
         (r#"<link data-trunk rel="css" href="a.css"#, "not closed"),
     ] {
-        let err = format!("{:#}", assets(&format!("<head>{tag}</head>")).unwrap_err());
-        assert!(err.contains(says), "{tag}: {err}");
+        let err = format!("{:#}", assets(&format!("<head>{tag}</head>"), "page.html").unwrap_err());
+        assert!(err.contains(says) && err.starts_with("page.html: "), "{tag}: {err}");
     }
 }
 
 #[test]
+fn a_tag_is_found_however_it_is_written_and_not_inside_a_comment() {
+    let page = "<HEAD>\n<!-- <link data-trunk rel=\"sass\" href=\"old.scss\"> -->\n\
+                <LINK rel=\"css\"\n      data-trunk\thref=\"a.css\" />\n\
+                <link rel=icon href=x.svg><script type=module>if (a<b) {}</script>\n</HEAD>";
+    let found = assets(page, "index.html").unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].1, Asset::Css { href: "a.css".into() });
+    assert!(page[found[0].0.clone()].starts_with("<LINK") && page[found[0].0.clone()].ends_with("/>"));
+    // Absent, wasm-opt runs at Trunk's default level; `0` turns it off.
+    let levels: Vec<_> = assets(
+        r#"<link data-trunk rel="rust" href="a/Cargo.toml" data-bin="a"><link data-trunk rel="rust" href="b/Cargo.toml" data-bin="b" data-wasm-opt="0">"#,
+        "index.html",
+    )
+    .unwrap()
+    .into_iter()
+    .map(|(_, asset)| match asset {
+        Asset::Rust(rust) => rust.wasm_opt,
+        other => panic!("{other:?}"),
+    })
+    .collect();
+    assert_eq!(levels, vec![Some(String::new()), None]);
+}
+
+#[test]
 fn the_built_page_loads_the_app_and_drops_the_rest() {
-    let found = assets(PAGE).unwrap();
+    let found = assets(PAGE, "index.html").unwrap();
     let outputs: Vec<_> = found
         .into_iter()
         .map(|(range, asset)| {
