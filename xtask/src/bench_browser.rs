@@ -39,13 +39,19 @@ pub fn short_hash(rev: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
+/// Which builder made a baseline's `dist/` (`built-by` beside it).
+const BUILDER: &str = "xtask app_build";
+
 /// Builds the gateway and the app of revision `rev` (once: a finished build is reused) and returns
 /// the directory to pass as `FLINT_BENCH_BASELINE`.
 pub fn baseline(rev: &str) -> Result<PathBuf> {
     let hash = short_hash(rev)?;
     let dir = baseline_dir(&hash);
-    let (gateway, dist) = (dir.join("flint-gateway"), dir.join("dist"));
-    if gateway.is_file() && dist.join("index.html").is_file() {
+    let (gateway, dist, marker) = (dir.join("flint-gateway"), dir.join("dist"), dir.join("built-by"));
+    // A baseline built by Trunk (before `cargo xtask` built the app) is built again, so that both
+    // sides of a comparison come from the same builder.
+    let same_builder = std::fs::read_to_string(&marker).is_ok_and(|by| by == BUILDER);
+    if gateway.is_file() && dist.join("index.html").is_file() && same_builder {
         println!("xtask: reusing the build of {hash} in {}", dir.display());
         return Ok(dir);
     }
@@ -74,6 +80,7 @@ pub fn baseline(rev: &str) -> Result<PathBuf> {
     std::fs::copy(target.join("release/flint-gateway"), &gateway)
         .with_context(|| format!("cannot copy the gateway of {hash} to {}", gateway.display()))?;
     crate::app_build::build(&src.join("index.html"), &dist, &target, |_| Ok(()))?;
+    std::fs::write(&marker, BUILDER)?;
     Ok(dir)
 }
 

@@ -43,9 +43,14 @@ pub fn root() -> PathBuf {
     manifest_dir.parent().expect("xtask lives in the workspace").into()
 }
 
-/// Cargo's target folder: `CARGO_TARGET_DIR`, or `target/` in the repository.
+/// Cargo's target folder: `CARGO_TARGET_DIR`, or `target/` in the repository. Made absolute: the
+/// builds run cargo in other folders (a benchmark's baseline checkout) than the one xtask started in.
 pub fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_relative() => std::env::current_dir().map_or(dir.clone(), |cwd| cwd.join(dir)),
+        Some(dir) => dir,
+        None => root().join("target"),
+    }
 }
 
 /// Installs what is missing and returns the embedded model's path when it was asked for.
@@ -93,19 +98,25 @@ pub fn ensure_alongside(needs: Needs, alongside: impl FnOnce() -> Result<()>) ->
     // The downloads (npm packages, the model) wait on the network and the disk, the tool builds on
     // the CPU: on a fresh machine they overlap instead of taking turns.
     std::thread::scope(|scope| {
-        let downloads = scope.spawn(move || -> Result<Option<PathBuf>> {
-            npm_packages()?;
-            preview_packages::ensure()?;
-            needs.local_model.then(|| crate::model::ensure_model(&crate::model::cache_dir())).transpose()
+        // A failure on a side thread is said when it happens, not only after the long build.
+        let downloads = scope.spawn(move || {
+            let fetched = npm_packages().and_then(|()| preview_packages::ensure()).and_then(|_| {
+                needs.local_model.then(|| crate::model::ensure_model(&crate::model::cache_dir())).transpose()
+            });
+            fetched.inspect_err(say_now)
         });
         // wasm-bindgen-cli's build beside `alongside`'s: each fills the other's idle core (a build
         // script configuring, a crate that compiles alone, a link).
-        let tools = scope.spawn(|| wasm_target().and_then(|()| wasm_bindgen()));
+        let tools = scope.spawn(|| wasm_target().and_then(|()| wasm_bindgen()).inspect_err(say_now));
         let built = alongside();
         let tools = tools.join().unwrap_or_else(|_| bail!("the tools thread panicked"));
         let model = downloads.join().unwrap_or_else(|_| bail!("the download thread panicked"));
         built.and(tools).and(model)
     })
+}
+
+fn say_now(err: &anyhow::Error) {
+    eprintln!("setup: {err:#} (the build beside it goes on; this is reported again when it ends)");
 }
 
 /// `PATH` with the project's tools first: npm's binaries (wasm-opt 132) and cargo's.

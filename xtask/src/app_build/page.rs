@@ -5,6 +5,8 @@
 //! the subset Flint uses and refuses anything else by name, so a tag added for Trunk alone cannot be
 //! silently left out of the build that `cargo xtask` serves and tests.
 
+use std::path::{Component, Path};
+
 use anyhow::{Context, Result, bail};
 
 /// One `<link data-trunk …>` tag of the page.
@@ -162,7 +164,17 @@ fn asset(attrs: &[(String, Option<String>)]) -> Result<Asset> {
             }
             .into()
         }
-        "copy-dir" => Asset::CopyDir { href, target: get("data-target-path") },
+        "copy-dir" => {
+            let target = get("data-target-path");
+            // The copy lands inside the build, never beside it.
+            if target
+                .as_deref()
+                .is_some_and(|t| Path::new(t).components().any(|c| !matches!(c, Component::Normal(_))))
+            {
+                bail!("data-target-path must be a folder inside the build, not {target:?}");
+            }
+            Asset::CopyDir { href, target }
+        }
         "css" => Asset::Css { href },
         _ => Asset::CopyFile { href },
     })

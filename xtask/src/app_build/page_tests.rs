@@ -58,6 +58,7 @@ fn what_the_build_does_not_do_is_refused_by_name() {
         (r#"<link data-trunk rel="css" href="a.css" data-integrity="none">"#, "data-integrity"),
         (r#"<link data-trunk rel="rust" href="a/Cargo.toml">"#, "data-bin"),
         (r#"<script data-trunk src="a.js"></script>"#, "<link data-trunk> tags only"),
+        (r#"<link data-trunk rel="copy-dir" href="vs" data-target-path="../vs">"#, "inside the build"),
         (r#"<link data-trunk rel="css" href="a.css"#, "not closed"),
     ] {
         let err = format!("{:#}", assets(&format!("<head>{tag}</head>"), "page.html").unwrap_err());
