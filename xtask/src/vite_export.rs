@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 
-use crate::setup::{self, root, run};
+use crate::setup::{self, root, run, run_in};
 
 const FIXTURE: &str = "tests/fixtures/react-files.md";
 const PROMPT: &str = "a React todo app";
@@ -63,14 +63,4 @@ fn has(dir: &Path, ext: &str, text: &str) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries.flatten().any(|e| e.path().extension().is_some_and(|x| x == ext) && holds(&e.path()))
     })
-}
-
-/// [`run`] in `dir` rather than the repository root.
-fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
-    println!("$ (in {}) {:?}", dir.display(), cmd);
-    let status = cmd.current_dir(dir).status()?;
-    if !status.success() {
-        bail!("{cmd:?} failed ({status})");
-    }
-    Ok(())
 }
