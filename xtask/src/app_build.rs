@@ -100,8 +100,7 @@ fn build_into(page_path: &Path, stage: &Path, target_dir: &Path) -> Result<()> {
             Asset::CopyFile { href } => {
                 let from = dir.join(href);
                 let name = from.file_name().context("a file without a name")?;
-                std::fs::copy(&from, stage.join(name))
-                    .with_context(|| format!("cannot copy {}", from.display()))?;
+                copy(&from, &stage.join(name))?;
                 Output::Nothing
             }
         };
@@ -111,11 +110,15 @@ fn build_into(page_path: &Path, stage: &Path, target_dir: &Path) -> Result<()> {
 
     // wasm-opt is most of what follows cargo; the files are optimised at once.
     let cache = target_dir.join("xtask-app/wasm-opt");
+    let version = crate::setup::output("wasm-opt", &["--version"])
+        .context("cannot run wasm-opt (npm's binaryen, installed by the set-up)")?;
     std::thread::scope(|scope| {
         let jobs: Vec<_> = apps
             .iter()
             .filter_map(|(_, app)| Some((app, app.rust.wasm_opt.as_ref()?)))
-            .map(|(app, level)| scope.spawn(|| wasm_opt(&app.wasm, level, &app.rust.wasm_opt_params, &cache)))
+            .map(|(app, level)| {
+                scope.spawn(|| wasm_opt(&app.wasm, level, &app.rust.wasm_opt_params, &version, &cache))
+            })
             .collect();
         jobs.into_iter()
             .try_for_each(|job| job.join().unwrap_or_else(|_| bail!("wasm-opt's thread panicked")))
@@ -201,15 +204,9 @@ fn bindgen<'a>(dir: &Path, rust: &'a RustAsset, target_dir: &Path, stage: &Path)
 
 /// wasm-opt in place, from a cache keyed by the input, the level, the parameters and wasm-opt's
 /// version: a later build whose wasm did not change skips it (about a minute on 2 cores).
-fn wasm_opt(wasm: &Path, level: &str, params: &[String], cache: &Path) -> Result<()> {
-    let version = Command::new("wasm-opt")
-        .arg("--version")
-        .env("PATH", crate::setup::tool_path())
-        .output()
-        .map(|out| out.stdout)
-        .context("cannot run wasm-opt (npm's binaryen, installed by the set-up)")?;
+fn wasm_opt(wasm: &Path, level: &str, params: &[String], version: &str, cache: &Path) -> Result<()> {
     let input = read(wasm)?;
-    let key = content_hash(&[&input, level.as_bytes(), params.join(" ").as_bytes(), &version]);
+    let key = content_hash(&[&input, level.as_bytes(), params.join(" ").as_bytes(), version.as_bytes()]);
     let cached = cache.join(format!("{key}.wasm"));
     if !cached.is_file() {
         std::fs::create_dir_all(cache).with_context(|| format!("cannot create {}", cache.display()))?;

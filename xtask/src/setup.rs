@@ -149,7 +149,7 @@ pub fn run_in(dir: &Path, cmd: &mut Command) -> Result<()> {
 }
 
 /// Runs a command and returns its stdout, or `None` when it cannot run or fails.
-fn output(program: &str, args: &[&str]) -> Option<String> {
+pub fn output(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).env("PATH", tool_path()).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
