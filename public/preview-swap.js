@@ -9,7 +9,8 @@
 // merge import maps added after modules have loaded; one that cannot, or a key already mapped to
 // another URL, fails the swap). The new modules are imported before anything on screen changes:
 // if that fails the frame is left as it was and the app runs the page in a fresh frame. Then the
-// old app is unmounted (the mount keeps its root in `globalThis.__flintRoot`), the project's
+// old app is unmounted (the mount keeps its root in `globalThis.__flintRoot`, an entry that
+// mounts itself its roots in `__flintRoots`), the project's
 // styles and the root are replaced, and the page's mount module runs.
 self.FlintSwap = (() => {
   'use strict';
@@ -101,16 +102,26 @@ self.FlintSwap = (() => {
     const early = keysOf(added).filter((key) => key.startsWith('~') && !mounts.has(key));
     await Promise.all(early.map((key) => import(key)));
 
-    const root = globalThis.__flintRoot;
+    // The root Flint's mount made, and those an entry that mounts itself made (`main.tsx`, through
+    // the client worker/src/project/roots.rs keeps them with).
+    const kept = globalThis.__flintRoots;
+    const roots = [globalThis.__flintRoot, ...(Array.isArray(kept) ? kept : [])];
     globalThis.__flintRoot = undefined;
-    try {
-      if (root && typeof root.unmount === 'function') root.unmount();
-    } catch (_) {
-      // (The old app's own error: it is going anyway.)
+    globalThis.__flintRoots = [];
+    for (const root of roots) {
+      try {
+        if (root && typeof root.unmount === 'function') root.unmount();
+      } catch (_) {
+        // (The old app's own error: it is going anyway.)
+      }
     }
     for (const old of queryAll(document, LEFT)) remove(old);
     for (const style of queryAll(next, 'style[data-flint-project]')) {
       appendChild(apply(head, document, []), importNode(document, style, true));
+    }
+    // (A warm page's note, when a warm page is swapped into a frame made ready with another.)
+    for (const note of queryAll(next, 'body > [data-flint-warm]')) {
+      appendChild(apply(body, document, []), importNode(document, note, true));
     }
     const fresh = createElement(document, 'div');
     setAttribute(fresh, 'id', 'root');

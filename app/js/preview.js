@@ -130,6 +130,24 @@ export class FlintPreview {
     this.lives.offer(doc);
   }
 
+  /** Keeps a frame running the warm page `doc` for the next React answer (`LiveRuns.prepare`); null lets it go. */
+  prepare(doc) {
+    // (Rust's `None` arrives as undefined.)
+    if (!this.disposed) this.lives.prepare(doc ?? null);
+  }
+
+  /** `frame`, a final frame that already runs a warm page, is the streaming answer's (`LiveRuns`). */
+  adopt(frame) {
+    this.newAnswer = false;
+    this.lives.running(true);
+    this.runs++;
+    for (const pending of this.finals.filter((f) => f !== this.front)) pending.discard();
+    this.finals = this.finals.filter((f) => f === this.front);
+    this.finals.push(frame);
+    this.lives.started(frame);
+    if (frame.loaded) this.#show(frame);
+  }
+
   /**
    * Pick mode on the page shown (a finished page only): the person's next click there picks an
    * element, and `onPicked(json)` gets the frame's report (the element's path, or `cancelled`).
@@ -151,6 +169,7 @@ export class FlintPreview {
     this.disposed = true;
     this.runtime?.discard();
     this.spare?.discard();
+    this.lives.prepare(null);
     for (const f of this.finals) f.discard();
   }
 
@@ -199,6 +218,7 @@ export class FlintPreview {
         }
         break;
       case 'loaded':
+        frame.loaded = true;
         if (frame.kind === 'final' && frame.sent) this.#show(frame);
         break;
       case 'swapped':

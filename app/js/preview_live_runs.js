@@ -6,6 +6,13 @@
 // for each newer page would show nothing until the stream ended. A frame that cannot swap (its
 // browser cannot extend an import map, a module failed to load) has the page run in a fresh frame,
 // and the rest of the answer's pages run that way too.
+//
+// Before a React answer exists, the app may have a frame made ready with a warm page (`prepare`):
+// React loaded, nothing mounted. The answer's first page is then swapped into it, not started in a
+// fresh frame: that frame would still be loading React when a fast answer's first build comes.
+// An answer that never sends a live page (an HTML answer) leaves it for the next one.
+
+import { Frame } from './preview_frame.js';
 
 // A frame still starting, or a swap not yet answered, is waited for this long.
 const LIVE_WAIT_MS = 3_000;
@@ -19,6 +26,26 @@ export class LiveRuns {
     this.frame = null;
     this.starting = false;
     this.swaps = true;
+    // The frame made ready for the next answer (`prepare`), not yet any answer's.
+    this.warm = null;
+  }
+
+  /** Keeps a final frame running the warm page `doc` for the next answer; null lets it go. */
+  prepare(doc) {
+    const warm = this.warm;
+    if (warm !== null && warm.doc === doc && this.#fit(warm)) return;
+    warm?.discard();
+    this.warm = null;
+    if (doc === null) return;
+    const frame = new Frame(this.preview, 'final');
+    frame.doc = doc;
+    frame.startedAt = performance.now();
+    this.warm = frame;
+  }
+
+  /** Whether `frame` still runs the page it was given and is heard. */
+  #fit(frame) {
+    return !frame.restarted && !frame.muted && frame.port !== null;
   }
 
   /** A new answer. */
@@ -51,6 +78,13 @@ export class LiveRuns {
 
   offer(doc) {
     const preview = this.preview;
+    const warm = this.warm;
+    if (this.frame === null && warm !== null) {
+      // The answer's first page: the frame made ready for it becomes its frame.
+      this.warm = null;
+      if (this.#fit(warm)) preview.adopt(warm);
+      else warm.discard();
+    }
     const now = performance.now();
     const live = this.frame;
     if (live && preview.finals.includes(live) && !live.restarted && !live.muted && this.swaps) {

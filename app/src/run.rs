@@ -279,6 +279,25 @@ impl Runner {
         }
     }
 
+    /// Makes the main preview ready for a React answer (`on`), or lets that go: see
+    /// [`Preview::prepare`].
+    pub fn warm_react(&self, on: bool) {
+        let inner = self.inner();
+        if !on {
+            if let Some(preview) = inner.preview.borrow().as_ref() {
+                preview.prepare(None);
+            }
+            return;
+        }
+        let this = inner.this.clone();
+        inner.worker.warm_page(move |built| {
+            let (Some(inner), Ok(doc)) = (this.upgrade(), built) else { return };
+            if let Some(preview) = inner.preview.borrow().as_ref() {
+                preview.prepare(Some(doc));
+            }
+        });
+    }
+
     /// Adds a line to the console panel.
     pub fn log(&self, level: ConsoleLevel, text: String) {
         self.state.console.update(|c| c.push(level, text));

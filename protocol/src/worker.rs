@@ -88,6 +88,13 @@ pub enum WorkerRequest {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         packages: Option<PreviewPackages>,
     },
+    /// The warm page a React answer's preview can be made ready with before the answer exists
+    /// (React, React DOM's client and the JSX runtime loaded, nothing mounted): answered with
+    /// [`WorkerResponse::Page`] of the same `id`, without a page when the gateway has no React.
+    WarmPage {
+        /// Chosen by the page, echoed in the answer.
+        id: u32,
+    },
     /// How close a page, drawn at the mock's width, is to the mock ([`WorkerResponse::Likeness`]).
     Likeness {
         /// Chosen by the page, echoed in the answer.

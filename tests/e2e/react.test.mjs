@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertEventually, openFlint, runPrompt, useFlint, waitForStatus } from './harness.mjs';
 
-const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000', 'react-loop@2000', 'react-large@600'] });
+const flint = useFlint({ models: ['react-app@2000', 'react-files@2000', 'react-broken@100', 'react-unknown@2000', 'react-loop@2000', 'react-large@600', 'react-mount@200'] });
 
 const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
 
@@ -52,6 +52,63 @@ test('while a project streams, a component not written yet stands in, and later 
   // that frame. Started afresh, each would have taken a frame of its own (four or more).
   const frames = await page.evaluate(() => window.__framesWhileStreaming);
   assert.ok(frames >= 1 && frames <= 2, `${frames} frames ran pages while the answer streamed`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a React answer starts in a frame made ready before the Run key; an HTML answer leaves it, HTML asked for lets it go', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  const stack = page.getByTestId('preview-stack');
+  const ready = stack.locator('iframe.back[title="Preview (running)"]');
+  await page.getByTestId('model-picker').selectOption('scripted/react-large@600');
+  await page.getByTestId('prompt-input').fill('a sprint board in React');
+  // A moment after the prompt asks for React, a frame loads React behind the preview.
+  await assertEventually(async () => (await ready.count()) === 1, 'no frame was made ready for React');
+  await ready.evaluate((el) => el.setAttribute('data-made-ready', ''));
+  await page.waitForTimeout(1_000);
+  await page.getByTestId('prompt-input').press('Control+Enter');
+  // The answer's first pages show in that frame, while it streams.
+  await assertEventually(async () => (await stack.locator('[data-testid="preview-frame"][data-made-ready]').count()) === 1
+    && (await page.getByTestId('stream-status').textContent()).trim() === 'streaming',
+  'the first build did not show in the frame made ready for it', 25_000);
+  await preview(page).locator('[data-flint-pending], table').first().waitFor({ timeout: 25_000 });
+  await waitForStatus(page, 'done', 30_000);
+  await preview(page).locator('table').waitFor({ timeout: 10_000 });
+
+  // Asked for React, answered in HTML: the page streams and runs as any HTML answer.
+  await assertEventually(async () => (await ready.count()) === 1, 'no frame was made ready after the run');
+  await ready.evaluate((el) => el.setAttribute('data-made-ready', 'second'));
+  await page.getByTestId('model-picker').selectOption('scripted/counter@300');
+  await page.getByTestId('edit-mode').uncheck();
+  await page.getByTestId('prompt-input').press('Control+Enter');
+  await waitForStatus(page, 'done');
+  await preview(page).locator('button').first().waitFor({ timeout: 10_000 });
+  assert.equal(await stack.locator('[data-made-ready="second"]').count(), 1, 'the ready frame was used for an HTML page');
+
+  // Asked for an HTML page: the ready frame goes.
+  await page.getByTestId('project-kind').selectOption('html');
+  await assertEventually(async () => (await ready.count()) === 0, 'the frame made ready for React stayed');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('an entry that mounts itself (main.tsx) is unmounted when the next build swaps in', async () => {
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-mount@200', 'a React clock and a list of notes');
+  // While it streams, each build of App.tsx runs in the frame shown (it counts itself in
+  // `__builds`), and each mounted app counts itself in `__mounted` until it is unmounted.
+  let most = { builds: 0, mounted: 0 };
+  while ((await page.getByTestId('stream-status').textContent()).trim() !== 'done') {
+    const frame = await (await page.$('[data-testid="preview-frame"]'))?.contentFrame();
+    const seen = await frame?.evaluate(() => ({ builds: window.__builds ?? 0, mounted: window.__mounted ?? 0 })).catch(() => null);
+    if (seen) {
+      assert.ok(seen.mounted <= 1, `${seen.mounted} apps mounted after ${seen.builds} builds in one frame`);
+      if (seen.builds > most.builds) most = seen;
+    }
+    await page.waitForTimeout(100);
+  }
+  assert.ok(most.builds >= 3, `only ${most.builds} builds were swapped into one frame`);
+  await preview(page).getByTestId('clock').waitFor({ timeout: 10_000 });
   assert.deepEqual(problems, []);
   await context.close();
 });

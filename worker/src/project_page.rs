@@ -17,7 +17,7 @@ use flint_protocol::project::{
 use flint_protocol::worker::{AnswerFile, PreviewPackages};
 
 use crate::parser::StreamParser;
-use crate::project::{EntryKind, ProjectBuild, build, build_streaming, module_key};
+use crate::project::{EntryKind, ProjectBuild, ROOTS_KEY, ROOTS_MODULE, build, build_streaming, module_key};
 
 /// Whether the answer is a project to build rather than a page to show: any TypeScript or JSX
 /// file, or JavaScript that imports React.
@@ -200,6 +200,9 @@ pub(crate) fn page(
     let mut imports = serde_json::Map::new();
     for (specifier, url) in &packages.imports {
         imports.insert(specifier.clone(), url.clone().into());
+    }
+    if packages.imports.contains_key("react-dom/client") {
+        imports.insert(ROOTS_KEY.to_owned(), data_url(ROOTS_MODULE).into());
     }
     for module in &built.modules {
         imports.insert(module.key.clone(), data_url(&module.js).into());

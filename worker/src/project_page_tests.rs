@@ -184,6 +184,26 @@ fn the_page_of_a_projects_files_is_built_on_request_or_says_why_not() {
 }
 
 #[test]
+fn a_warm_page_is_built_on_request_while_the_gateway_serves_react() {
+    use crate::session::{Next, Session};
+    use flint_protocol::worker::WorkerRequest;
+    match session().handle(WorkerRequest::WarmPage { id: 3 }, 1.0) {
+        Next::Page(3, Ok((page, _))) => {
+            assert!(
+                page.contains("import \"react-dom/client\";") && page.contains("data-flint-warm"),
+                "{page}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // No packages yet (or a gateway without them): no page, and why.
+    match Session::new().handle(WorkerRequest::WarmPage { id: 4 }, 1.0) {
+        Next::Page(4, Err(why)) => assert!(why[0].contains("no React"), "{why:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn an_edit_of_a_react_component_previews_as_its_built_page() {
     use crate::session::Next;
     use flint_protocol::worker::WorkerRequest;

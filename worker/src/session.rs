@@ -20,9 +20,9 @@ use flint_protocol::StreamId;
 use flint_protocol::project::ProjectShape;
 use flint_protocol::worker::{BudgetReport, ParsedUpdate, PreviewPackages, WorkerRequest};
 
-use crate::project_page::{files_page, project_file};
-
 use crate::budget::CountedRequest;
+use crate::project_page::{files_page, project_file};
+use crate::project_warm::warm_document;
 use crate::stream_state::StreamState;
 use crate::tokens::TokenCounter;
 
@@ -113,6 +113,12 @@ impl Session {
                 let files: Vec<(String, String)> = files.into_iter().map(project_file).collect();
                 Next::Page(id, files_page(&files, packages.as_ref().unwrap_or(&self.packages)))
             }
+            WorkerRequest::WarmPage { id } => Next::Page(
+                id,
+                warm_document(&self.packages, &[])
+                    .map(|page| (page, ProjectShape::default()))
+                    .ok_or_else(|| vec!["The gateway serves no React to previews.".to_owned()]),
+            ),
             // The connection's requests are the glue's, and so is the likeness check (it reads the
             // worker's clock to say what it cost; `likeness::request::answer`).
             WorkerRequest::Connect(_)

@@ -129,9 +129,23 @@ impl WorkerLink {
         packages: Option<PreviewPackages>,
         f: impl FnOnce(Result<(String, ProjectShape), Vec<String>>) + 'static,
     ) {
-        let inner = &self.inner;
-        let id = inner.asked.page(Box::new(f));
+        let id = self.inner.asked.page(Box::new(f));
         let request = WorkerRequest::Page { id, files, packages };
+        self.send_when_packages_are_in(request);
+    }
+
+    /// Asks the worker for the warm page a React answer's preview is made ready with (see
+    /// [`WorkerRequest::WarmPage`]); `f` gets it, or why there is none. Waits, like [`Self::page`],
+    /// for the gateway's packages.
+    pub fn warm_page(&self, f: impl FnOnce(Result<String, Vec<String>>) + 'static) {
+        let id = self.inner.asked.page(Box::new(move |built| f(built.map(|(page, _)| page))));
+        let request = WorkerRequest::WarmPage { id };
+        self.send_when_packages_are_in(request);
+    }
+
+    /// Sends a request for a page, held until the gateway's packages are in (or known to be absent).
+    fn send_when_packages_are_in(&self, request: WorkerRequest) {
+        let inner = &self.inner;
         match inner.held_pages.borrow_mut().as_mut() {
             Some(held) => held.push(request),
             None => inner.send(&request),

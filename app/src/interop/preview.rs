@@ -108,6 +108,9 @@ extern "C" {
     fn run_live(this: &FlintPreview, doc: &str);
 
     #[wasm_bindgen(method)]
+    fn prepare(this: &FlintPreview, doc: Option<String>);
+
+    #[wasm_bindgen(method)]
     fn dispose(this: &FlintPreview);
 
     #[wasm_bindgen(method, js_name = pick)]
@@ -177,6 +180,13 @@ impl Preview {
     /// change still shows while it streams.
     pub fn run_live(&self, doc: &str) {
         self.js.run_live(doc);
+    }
+
+    /// Keeps a final frame running `doc`, a warm page (React loaded, nothing mounted), for the
+    /// next React answer's pages to be swapped into: a fresh frame takes most of a second to load
+    /// React. `None` lets it go.
+    pub fn prepare(&self, doc: Option<String>) {
+        self.js.prepare(doc);
     }
 
     /// Runs the complete document `doc` a second time, hidden, and judges it (what shows, the

@@ -269,6 +269,10 @@ impl Graph<'_> {
                     found.mounts |= name == "react-dom";
                     out.specifiers.insert(spec.to_owned());
                     out.packages.insert(name);
+                    if spec == "react-dom/client" {
+                        // Its roots kept for a swap to unmount (`roots`).
+                        return Rewrite::To(super::ROOTS_KEY.to_owned());
+                    }
                     Rewrite::Keep
                 }
                 Target::Url => {

@@ -53,6 +53,12 @@ fn a_multi_file_app_resolves_and_rewrites_every_project_import() {
 
     let main = module(&built, "main.tsx");
     assert!(main.contains("from \"~/App.tsx\""), "{main}");
+    // Its root is made through the client that keeps roots for a swap to unmount.
+    assert!(
+        main.contains("from \"@flint/react-dom-client\"") && !main.contains("\"react-dom/client\""),
+        "{main}"
+    );
+    assert!(built.specifiers.contains("react-dom/client"), "{:?}", built.specifiers);
     assert!(!main.contains("index.css"), "styles leave the JS:\n{main}");
     let app = module(&built, "App.tsx");
     for key in ["\"~/components/index.ts\"", "\"~/components/ui/button.tsx\"", "\"~/lib/format.ts\""] {

@@ -47,6 +47,7 @@ mod build;
 mod nesting;
 mod pending;
 mod resolve;
+mod roots;
 mod stamp;
 mod transform;
 
@@ -56,6 +57,7 @@ use std::fmt;
 pub use build::{build, build_streaming};
 pub use resolve::package_name;
 pub(crate) use resolve::{FileKind, Target, classify, file_kind};
+pub use roots::{ROOTS_KEY, ROOTS_MODULE};
 
 /// A file over this many bytes is not built (models write pages of tens of KB; a 50 MB "file" is
 /// an attack on the worker's memory, not a component).
