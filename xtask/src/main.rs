@@ -20,7 +20,8 @@ usage: cargo xtask <command>
 
   serve   set up, build the app and the gateway (release) and serve Flint on http://127.0.0.1:8787
   build   set up, then build the app (dist/, with its compressed copies) and the gateway, as serve
-          does, without serving
+          does, without serving; `build app`: only the app, with the tools already installed (for
+          a container's build, which installs them itself)
   test    set up, then run every test: unit, gateway, worker and end-to-end in headless Chromium;
           `test vite-export`: only the build of a React answer's Vite export (needs the npm registry)
   bench   run the benchmarks and write their results to bench/ (--quality: also the embedded
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("serve") => tasks::serve(&args[1..]),
+        Some("build") if args.get(1).is_some_and(|a| a == "app") => tasks::build_app(),
         Some("build") => tasks::build(),
         Some("test") if args.get(1).is_some_and(|a| a == "vite-export") => vite_export::check(),
         Some("test") => tasks::test(&args[1..]),

@@ -30,7 +30,7 @@ fn packages(cmd: &mut Command, names: &[&str]) {
 
 /// Builds the app into `dist/` ([`crate::app_build`]: release, wasm-opt from npm's binaryen 132),
 /// then writes brotli and gzip copies beside its files for the gateway to serve.
-fn build_app() -> Result<()> {
+pub fn build_app() -> Result<()> {
     app_build()?;
     precompress_dist()
 }
