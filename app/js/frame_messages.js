@@ -36,3 +36,14 @@ export function messageProblem(data, table = FROM_FRAME) {
   }
   return null;
 }
+
+/** A checked `picked` message as the JSON the app reads (its fields alone; a cancel if it is over 16 KB). */
+export function pickedJson(data) {
+  let json;
+  try {
+    json = JSON.stringify({ path: data.path, id: data.id, src: data.src, cancelled: data.cancelled === true });
+  } catch (_) {
+    json = '{"cancelled":true}';
+  }
+  return json.length > 16_384 ? '{"cancelled":true}' : json;
+}

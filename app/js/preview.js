@@ -7,26 +7,24 @@
 // 'message' events on the app's window are never listened to, so a page cannot speak for another,
 // or for the app's own runtime, by posting to `parent`. Two kinds of frame:
 // - the runtime frame stays loaded; while an answer streams it receives HTML snapshots (at most one
-//   per animation frame, never more than one in flight), made inert. A snapshot that only extends
-//   the text the frame has is sent as the appended text alone (`append`), and the frame copies what
-//   it changed from an incremental parse (public/preview-live.js); any other is sent whole and
-//   morphed;
+//   per animation frame, never more than one in flight), made inert. One that only extends the
+//   frame's text is sent as the appended text (`append`), which the frame parses incrementally
+//   (public/preview-live.js); any other is sent whole and morphed;
 // - when the answer is complete (or a streaming React project builds: `runLive`), a final frame
-//   loads hidden behind the visible one, receives the document, writes it, and is swapped in once
-//   the page has loaded, so there is never a blank frame.
-// A frame that loads again has navigated (or reloaded): the runtime frame is then discarded and
-// made anew, and a final frame is started again in a fresh frame (see `#reloaded`). Exactly one
-// frame, the visible one, carries data-testid="preview-frame". Previews (variation tiles) share one
-// frame budget (`scheduler`, preview_pacing.js); console lines: `ConsoleLimiter`, preview_console.js.
+//   loads hidden behind the visible one, gets the document, writes it, and is swapped in once
+//   loaded, so there is never a blank frame (a React app may instead be swapped into a frame made
+//   ready with React: preview_live_runs.js).
+// A frame that loads again has navigated or reloaded: a runtime frame is made anew, a final frame's
+// page started again in a fresh one (`reloaded`). Only the visible frame has data-testid="preview-frame".
+// Previews (tiles) share one frame budget (`scheduler`, preview_pacing.js); console: preview_console.js.
 
-import { messageProblem } from './frame_messages.js';
+import { messageProblem, pickedJson } from './frame_messages.js';
 import { PreviewConsole } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { LiveRuns } from './preview_live_runs.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
 
-// The attack tests import the console limits from here.
-export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './preview_console.js';
+export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './preview_console.js'; // (for the attack tests)
 
 // A page that reloads itself is started again, but not more than this often.
 const RESTARTS_MAX = 3;
@@ -125,6 +123,11 @@ export class FlintPreview {
     });
   }
 
+  /** `run` for a finished page; `app`: a React project's, which a frame made ready may take (`LiveRuns.runReady`). */
+  runFinished(doc, app, onShown) {
+    if (!(app && this.lives.runReady(doc, onShown))) this.run(doc, onShown);
+  }
+
   /** A streaming project's page `doc` (see `LiveRuns`). */
   runLive(doc) {
     this.lives.offer(doc);
@@ -132,20 +135,25 @@ export class FlintPreview {
 
   /** Keeps a frame running the warm page `doc` for the next React answer (`LiveRuns.prepare`); null lets it go. */
   prepare(doc) {
-    // (Rust's `None` arrives as undefined.)
     if (!this.disposed) this.lives.prepare(doc ?? null);
   }
 
-  /** `frame`, a final frame that already runs a warm page, is the streaming answer's (`LiveRuns`). */
-  adopt(frame) {
+  /** `frame`, a final frame that already runs a warm page, is this answer's (`LiveRuns`); shown at once if `live`. */
+  adopt(frame, live) {
     this.newAnswer = false;
-    this.lives.running(true);
-    this.runs++;
-    for (const pending of this.finals.filter((f) => f !== this.front)) pending.discard();
-    this.finals = this.finals.filter((f) => f === this.front);
-    this.finals.push(frame);
+    this.lives.running(live);
+    frame.run = ++this.runs;
+    this.#dropPending();
+    if (!this.finals.includes(frame)) this.finals.push(frame);
     this.lives.started(frame);
-    if (frame.loaded) this.#show(frame);
+    if (frame.loaded && live) this.#show(frame);
+  }
+
+  /** `frame` took its finished page by a swap (`LiveRuns.runReady`), unless a later run came first. */
+  showSwapped(frame) {
+    if (frame.run === this.runs && !frame.shown) this.#show(frame);
+    else if (frame.run === this.runs) frame.onShown?.();
+    frame.onShown = null;
   }
 
   /**
@@ -236,13 +244,7 @@ export class FlintPreview {
           const onPicked = this.onPicked;
           this.onPicked = null;
           this.picking = null;
-          let json;
-          try {
-            json = JSON.stringify({ path: data.path, id: data.id, src: data.src, cancelled: data.cancelled === true });
-          } catch (_) {
-            json = '{"cancelled":true}';
-          }
-          onPicked(json.length > 16_384 ? '{"cancelled":true}' : json);
+          onPicked(pickedJson(data));
         }
         break;
       case 'gone':
@@ -298,9 +300,13 @@ export class FlintPreview {
     this.#newRuntime();
   }
 
-  #runNow(doc, onShown) {
+  #dropPending() {
     for (const pending of this.finals.filter((f) => f !== this.front)) pending.discard();
     this.finals = this.finals.filter((f) => f === this.front);
+  }
+
+  #runNow(doc, onShown) {
+    this.#dropPending();
     const spare = this.spare;
     this.spare = null;
     this.#startFinal(doc, onShown, spare);

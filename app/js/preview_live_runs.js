@@ -82,7 +82,7 @@ export class LiveRuns {
     if (this.frame === null && warm !== null) {
       // The answer's first page: the frame made ready for it becomes its frame.
       this.warm = null;
-      if (this.#fit(warm)) preview.adopt(warm);
+      if (this.#fit(warm)) preview.adopt(warm, true);
       else warm.discard();
     }
     const now = performance.now();
@@ -110,8 +110,55 @@ export class LiveRuns {
     preview.run(doc, () => {}, true);
   }
 
+  /**
+   * Swaps a finished app's page `doc` into the frame its builds ran in, or else the frame made ready
+   * (an answer done before its first build); `onShown` once it shows. False if there is neither:
+   * the page then starts in a fresh frame, React's load and compile (most of a second) included.
+   */
+  runReady(doc, onShown) {
+    const preview = this.preview;
+    const live = this.frame;
+    let frame = null;
+    if (live && preview.finals.includes(live) && live.shown && this.swaps && this.#fit(live)) {
+      frame = live;
+    } else if (this.warm !== null && this.warm.loaded && this.#fit(this.warm)) {
+      frame = this.warm;
+      this.warm = null;
+    }
+    if (frame === null) return false;
+    preview.adopt(frame, false);
+    frame.onShown = onShown;
+    frame.finishing = doc;
+    frame.finishSent = false;
+    // After the answer to a build's swap still in flight, if there is one.
+    if (frame.swapping === null || frame.swapping === undefined) this.#finish(frame);
+    return true;
+  }
+
+  #finish(frame) {
+    frame.swapping = null;
+    frame.finishSent = true;
+    frame.post({ flint: 'swap', doc: frame.finishing });
+  }
+
   /** `frame`'s answer to a `swap`. */
   swapped(frame, ok) {
+    const finished = frame.finishing;
+    if (finished !== undefined && finished !== null) {
+      if (!frame.finishSent) {
+        this.#finish(frame);
+        return;
+      }
+      frame.finishing = null;
+      if (ok) {
+        frame.doc = finished;
+        this.preview.showSwapped(frame);
+      } else if (frame.run === this.preview.runs) {
+        // Run as any finished page, in a fresh frame.
+        this.preview.run(finished, frame.onShown ?? (() => {}));
+      }
+      return;
+    }
     const doc = frame.swapping;
     if (frame !== this.frame || doc === null || doc === undefined) return;
     frame.swapping = null;

@@ -56,7 +56,7 @@ test('while a project streams, a component not written yet stands in, and later 
   await context.close();
 });
 
-test('a React answer starts in a frame made ready before the Run key; an HTML answer leaves it, HTML asked for lets it go', async () => {
+test('a React answer runs in a frame made ready before the Run key, to its end; an HTML answer leaves it, HTML asked for lets it go', async () => {
   const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url);
   const stack = page.getByTestId('preview-stack');
   const ready = stack.locator('iframe.back[title="Preview (running)"]');
@@ -74,6 +74,9 @@ test('a React answer starts in a frame made ready before the Run key; an HTML an
   await preview(page).locator('[data-flint-pending], table').first().waitFor({ timeout: 25_000 });
   await waitForStatus(page, 'done', 30_000);
   await preview(page).locator('table').waitFor({ timeout: 10_000 });
+  // The finished app is swapped into that frame too: no fresh frame loads React again at the end.
+  assert.equal(await stack.locator('[data-testid="preview-frame"][data-made-ready]').count(), 1,
+    'the finished app started in a fresh frame');
 
   // Asked for React, answered in HTML: the page streams and runs as any HTML answer.
   await assertEventually(async () => (await ready.count()) === 1, 'no frame was made ready after the run');

@@ -193,6 +193,7 @@ fn a_warm_page_is_built_on_request_while_the_gateway_serves_react() {
                 page.contains("import \"react-dom/client\";") && page.contains("data-flint-warm"),
                 "{page}"
             );
+            assert!(page.contains("import \"lucide-react\";"), "the package most apps import is loaded too");
         }
         other => panic!("{other:?}"),
     }

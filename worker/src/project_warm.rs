@@ -50,6 +50,20 @@ pub fn warm_page(parser: &StreamParser, packages: &PreviewPackages) -> Option<St
     warm_document(packages, &preload)
 }
 
+/// What a frame made ready before the answer exists preloads besides React: lucide-react, the first
+/// library the React system prompt names (`flint_protocol::prompt`) and the slowest a small app
+/// imports (1.1 MB of icons, 150–200 ms to compile here: most of what a ready frame still spent on
+/// a one-file app's first build, `bench/first-preview.md`).
+pub const READY_PRELOAD: &[&str] = &["lucide-react"];
+
+/// The page a frame is made ready with before the answer exists: [`warm_document`] with the
+/// [`READY_PRELOAD`] packages the gateway serves.
+pub fn ready_document(packages: &PreviewPackages) -> Option<String> {
+    let preload: Vec<&str> =
+        READY_PRELOAD.iter().copied().filter(|s| packages.imports.contains_key(*s)).collect();
+    warm_document(packages, &preload)
+}
+
 /// The warm page importing React's three entries and `preload` (vendored specifiers).
 pub fn warm_document(packages: &PreviewPackages, preload: &[&str]) -> Option<String> {
     if MOUNT_IMPORTS.iter().any(|s| !packages.imports.contains_key(*s)) {

@@ -22,7 +22,7 @@ use flint_protocol::worker::{BudgetReport, ParsedUpdate, PreviewPackages, Worker
 
 use crate::budget::CountedRequest;
 use crate::project_page::{files_page, project_file};
-use crate::project_warm::warm_document;
+use crate::project_warm::ready_document;
 use crate::stream_state::StreamState;
 use crate::tokens::TokenCounter;
 
@@ -115,7 +115,7 @@ impl Session {
             }
             WorkerRequest::WarmPage { id } => Next::Page(
                 id,
-                warm_document(&self.packages, &[])
+                ready_document(&self.packages)
                     .map(|page| (page, ProjectShape::default()))
                     .ok_or_else(|| vec!["The gateway serves no React to previews.".to_owned()]),
             ),

@@ -90,6 +90,9 @@ pub enum PreviewChange {
     /// The complete document; the driver calls
     /// [`Generation::page_shown`](super::Generation::page_shown) once it is on screen.
     Run(String),
+    /// A finished React project's page: as [`Self::Run`], but a frame made ready with React, in
+    /// which nothing of this answer ran, may take it (a swap, not a fresh frame's start).
+    RunApp(String),
 }
 
 /// A figure the generation's display shows (the page's status for a single run, its tile's else).

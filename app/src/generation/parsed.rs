@@ -71,7 +71,8 @@ impl Generation {
         match update.preview {
             Some(doc) if complete && self.has_preview => {
                 self.page_complete = true;
-                out.push(Command::Preview(PreviewChange::Run(doc)));
+                let run = if update.live { PreviewChange::RunApp(doc) } else { PreviewChange::Run(doc) };
+                out.push(Command::Preview(run));
             }
             Some(doc) if !complete => out.push(Command::Preview(streamed(doc, update.live))),
             _ if complete => {

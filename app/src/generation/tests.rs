@@ -43,7 +43,7 @@ impl Screen {
                 }
                 Command::Code(CodeChange::Replace(code) | CodeChange::Project(code)) => self.code = code,
                 Command::Code(CodeChange::Begin | CodeChange::Finish) => {}
-                Command::Preview(PreviewChange::Run(doc)) => self.ran.push(doc),
+                Command::Preview(PreviewChange::Run(doc) | PreviewChange::RunApp(doc)) => self.ran.push(doc),
                 Command::Preview(_) => {}
                 Command::Show(Display::Status(status)) => self.status = status,
                 Command::Show(Display::Error(error)) => self.error = error,

@@ -101,8 +101,8 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn snapshot(this: &FlintPreview, html: &str);
 
-    #[wasm_bindgen(method)]
-    fn run(this: &FlintPreview, doc: &str, on_shown: &Closure<dyn FnMut()>);
+    #[wasm_bindgen(method, js_name = runFinished)]
+    fn run_finished(this: &FlintPreview, doc: &str, app: bool, on_shown: &Closure<dyn FnMut()>);
 
     #[wasm_bindgen(method, js_name = runLive)]
     fn run_live(this: &FlintPreview, doc: &str);
@@ -168,10 +168,11 @@ impl Preview {
     }
 
     /// Runs the complete document, scripts included (the runtime captures its console); `on_shown`
-    /// is called once it is on screen (never, if another `run` comes first).
-    pub fn run(&self, doc: &str, on_shown: impl FnOnce() + 'static) {
+    /// is called once it is on screen (never, if another `run` comes first). `app`: a React
+    /// project's page, which a frame made ready for it ([`Self::prepare`]) may take.
+    pub fn run(&self, doc: &str, app: bool, on_shown: impl FnOnce() + 'static) {
         let callback = Closure::once(on_shown);
-        self.js.run(doc, &callback);
+        self.js.run_finished(doc, app, &callback);
         *self.on_shown.borrow_mut() = Some(callback);
     }
 

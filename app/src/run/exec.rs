@@ -149,7 +149,7 @@ impl Inner {
 
     fn change_preview(self: &Rc<Self>, target: Target, change: PreviewChange) {
         let stream = self.with_lane(target, |lane| lane.stream()).flatten();
-        if let PreviewChange::Run(_) | PreviewChange::Live(_) = change {
+        if let PreviewChange::Run(_) | PreviewChange::RunApp(_) | PreviewChange::Live(_) = change {
             // A page that runs (a finished one, or a React project's as it streams) is written,
             // run (and a finished one checked) after the next frame has painted: it parses and
             // runs in this thread (its sandboxed frames share the app's process), and "done",
@@ -176,6 +176,7 @@ impl Inner {
             }
         };
         let weak = Rc::downgrade(self);
+        let app = matches!(change, PreviewChange::RunApp(_));
         let apply = |preview: &Preview| match change {
             PreviewChange::Begin => {
                 self.forget_checks(target);
@@ -184,8 +185,8 @@ impl Inner {
             }
             PreviewChange::Snapshot(doc) => preview.snapshot(&doc),
             PreviewChange::Live(doc) => preview.run_live(&doc),
-            PreviewChange::Run(doc) => {
-                preview.run(&doc, move || {
+            PreviewChange::Run(doc) | PreviewChange::RunApp(doc) => {
+                preview.run(&doc, app, move || {
                     if let (Some(inner), Some(id)) = (weak.upgrade(), stream) {
                         inner.page_shown(target, id);
                     }

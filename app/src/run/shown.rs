@@ -119,7 +119,7 @@ impl Inner {
             }
             Some(preview) => {
                 let weak = self.this.clone();
-                preview.run(&page, move || {
+                preview.run(&page, false, move || {
                     if let Some(inner) = weak.upgrade() {
                         inner.main_page_shown();
                     }
