@@ -71,10 +71,8 @@ struct Inner {
     connect: RefCell<Option<ConnectSettings>>,
     keys: RefCell<BTreeMap<String, Option<Secret>>>,
     packages: RefCell<Option<PreviewPackages>>,
-    /// Page requests held until the packages manifest is in (or known missing): built without
-    /// it, a project would say its packages are not built.
-    held_pages: RefCell<Option<Vec<WorkerRequest>>>,
-    /// Pages and likenesses asked of the worker and not answered yet.
+    /// Pages and likenesses asked of the worker and not answered yet (page requests held until
+    /// the packages manifest is in).
     asked: Asked,
     /// The listener of each stream the page still listens to.
     handlers: RefCell<BTreeMap<StreamId, StreamHandler>>,
@@ -130,8 +128,7 @@ impl WorkerLink {
         f: impl FnOnce(Result<(String, ProjectShape), Vec<String>>) + 'static,
     ) {
         let id = self.inner.asked.page(Box::new(f));
-        let request = WorkerRequest::Page { id, files, packages };
-        self.send_when_packages_are_in(request);
+        self.inner.asked.send_page(WorkerRequest::Page { id, files, packages }, |r| self.inner.send(r));
     }
 
     /// Asks the worker for the warm page a React answer's preview is made ready with (see
@@ -139,17 +136,7 @@ impl WorkerLink {
     /// for the gateway's packages.
     pub fn warm_page(&self, f: impl FnOnce(Result<String, Vec<String>>) + 'static) {
         let id = self.inner.asked.page(Box::new(move |built| f(built.map(|(page, _)| page))));
-        let request = WorkerRequest::WarmPage { id };
-        self.send_when_packages_are_in(request);
-    }
-
-    /// Sends a request for a page, held until the gateway's packages are in (or known to be absent).
-    fn send_when_packages_are_in(&self, request: WorkerRequest) {
-        let inner = &self.inner;
-        match inner.held_pages.borrow_mut().as_mut() {
-            Some(held) => held.push(request),
-            None => inner.send(&request),
-        }
+        self.inner.asked.send_page(WorkerRequest::WarmPage { id }, |r| self.inner.send(r));
     }
 
     /// Asks the worker how much `page` (a finished page as its picture frame drew it) looks like
@@ -216,7 +203,6 @@ pub fn use_gateway_with_options(
             connect: RefCell::new(None),
             keys: RefCell::new(BTreeMap::new()),
             packages: RefCell::new(None),
-            held_pages: RefCell::new(Some(Vec::new())),
             asked: Asked::default(),
             handlers: RefCell::new(BTreeMap::new()),
             next_id: Cell::new(1),
@@ -345,8 +331,7 @@ fn fetch_packages(inner: &Rc<Inner>) {
             }
             Err(err) => leptos::logging::log!("Flint: no preview packages ({err}); React previews need them"),
         }
-        let held = inner.held_pages.borrow_mut().take().unwrap_or_default();
-        for request in held {
+        for request in inner.asked.packages_in() {
             inner.send(&request);
         }
     });

@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 
 use flint_protocol::project::ProjectShape;
-use flint_protocol::worker::LikenessReport;
+use flint_protocol::worker::{LikenessReport, WorkerRequest};
 
 /// Receives a page the worker built: the page, or why the files do not build.
 pub(super) type PageHandler = Box<dyn FnOnce(Result<(String, ProjectShape), Vec<String>>)>;
@@ -28,9 +28,28 @@ pub(super) struct Asked {
     next_page: Cell<u32>,
     likeness: RefCell<BTreeMap<u32, LikenessHandler>>,
     next_job: Cell<u32>,
+    /// Whether the gateway's packages manifest is in (or known missing): a project's page built
+    /// before would say its packages are not built, so page requests wait in `held` until then.
+    packages_in: Cell<bool>,
+    held: RefCell<Vec<WorkerRequest>>,
 }
 
 impl Asked {
+    /// Sends the page request `request` with `send` now, or once the packages are in.
+    pub(super) fn send_page(&self, request: WorkerRequest, send: impl FnOnce(&WorkerRequest)) {
+        if self.packages_in.get() {
+            send(&request);
+        } else {
+            self.held.borrow_mut().push(request);
+        }
+    }
+
+    /// The packages manifest is in (or known missing): the page requests held, to send now.
+    pub(super) fn packages_in(&self) -> Vec<WorkerRequest> {
+        self.packages_in.set(true);
+        self.held.take()
+    }
+
     /// Numbers a page request whose answer goes to `f`.
     pub(super) fn page(&self, f: PageHandler) -> u32 {
         let id = self.next_page.get();
@@ -116,5 +135,22 @@ mod tests {
         assert_eq!(*heard.borrow(), [true, true]);
         asked.worker_lost();
         assert_eq!(heard.borrow().len(), 2, "each asker hears once");
+    }
+
+    #[test]
+    fn page_requests_wait_for_the_packages_then_go_at_once() {
+        let asked = Asked::default();
+        let sent = RefCell::new(Vec::new());
+        let send = |r: &WorkerRequest| sent.borrow_mut().push(r.clone());
+        asked.send_page(WorkerRequest::WarmPage { id: 1 }, send);
+        asked.send_page(WorkerRequest::WarmPage { id: 2 }, send);
+        assert!(sent.borrow().is_empty(), "sent before the packages were in");
+        assert_eq!(
+            asked.packages_in(),
+            [WorkerRequest::WarmPage { id: 1 }, WorkerRequest::WarmPage { id: 2 }]
+        );
+        asked.send_page(WorkerRequest::WarmPage { id: 3 }, send);
+        assert_eq!(*sent.borrow(), [WorkerRequest::WarmPage { id: 3 }]);
+        assert!(asked.packages_in().is_empty(), "each held request goes once");
     }
 }
