@@ -87,7 +87,7 @@ export class LiveRuns {
     }
     const now = performance.now();
     const live = this.frame;
-    if (live && preview.finals.includes(live) && !live.restarted && !live.muted && this.swaps) {
+    if (live && preview.finals.includes(live) && this.#fit(live) && this.swaps) {
       const busy = !live.shown || live.swapping !== null;
       const since = now - (live.shown ? live.swapAt : live.startedAt);
       if (busy && since < LIVE_WAIT_MS) {

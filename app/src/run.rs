@@ -33,6 +33,7 @@ mod checks;
 mod exec;
 mod likeness;
 mod pick;
+mod ready;
 mod shown;
 mod state;
 mod tiles;
@@ -92,6 +93,9 @@ struct Inner {
     page_seq: Cell<u32>,
     /// A tile's Pick waits for its promoted page to show in the main preview.
     pick_pending: Cell<bool>,
+    /// The warm page a React answer's frame is made ready with, once the worker built it (it
+    /// depends only on the gateway's packages): asked for once, not each time the prompt settles.
+    ready_page: RefCell<Option<String>>,
 }
 
 /// Runs generations; `Copy`, shared through context (see [`expect_runner`]).
@@ -144,6 +148,7 @@ impl Runner {
                 this,
                 page_seq: Cell::new(0),
                 pick_pending: Cell::new(false),
+                ready_page: RefCell::new(None),
             }
         });
         Self { inner: StoredValue::new_local(inner), state, workspace }
@@ -277,25 +282,6 @@ impl Runner {
         if let Some(page) = inner.pending_render.take() {
             inner.render(page);
         }
-    }
-
-    /// Makes the main preview ready for a React answer (`on`), or lets that go: see
-    /// [`Preview::prepare`].
-    pub fn warm_react(&self, on: bool) {
-        let inner = self.inner();
-        if !on {
-            if let Some(preview) = inner.preview.borrow().as_ref() {
-                preview.prepare(None);
-            }
-            return;
-        }
-        let this = inner.this.clone();
-        inner.worker.warm_page(move |built| {
-            let (Some(inner), Ok(doc)) = (this.upgrade(), built) else { return };
-            if let Some(preview) = inner.preview.borrow().as_ref() {
-                preview.prepare(Some(doc));
-            }
-        });
     }
 
     /// Adds a line to the console panel.
