@@ -28,6 +28,7 @@ mod session;
 mod signed_in;
 mod start;
 mod stream;
+mod stream_frames;
 #[cfg(test)]
 mod tests;
 mod thinking;

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use flint_protocol::{ErrorCode, FinishReason, ServerMessage, StreamId, StreamMetrics, Usage};
+use flint_protocol::{FinishReason, ServerMessage, StreamId, Usage};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -11,10 +11,15 @@ use tracing::instrument;
 
 use super::coalesce::{Coalescer, FRAME_INTERVAL};
 use super::frames::{self, Outgoing};
+use super::stream_frames::{Frames, Gone, empty_answer};
 use super::thinking::Thinking;
 use crate::limits::StreamPermit;
 use crate::metrics::Metrics;
 use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
+
+/// Most events read in one go before a due frame is sent anyway (an upstream that is always
+/// ready must not hold a frame back for long).
+const DRAIN_MAX: u32 = 512;
 
 /// Everything a stream task needs.
 pub(crate) struct StreamJob {
@@ -40,31 +45,6 @@ pub(crate) struct StreamJob {
     pub caps: crate::providers::AnswerCaps,
 }
 
-/// The frames of one stream and what they report at the end.
-struct Frames {
-    id: StreamId,
-    provider: String,
-    requested_model: String,
-    out: mpsc::Sender<Outgoing>,
-    coalescer: Coalescer,
-    /// The reasoning, shown apart from the text.
-    thinking: Thinking,
-    seq: u32,
-    started: bool,
-    usage: Option<Usage>,
-    received_at: Instant,
-    first_text_at: Option<Instant>,
-    /// The person's place among their streams; counts the text events (the tokens charged when
-    /// the provider reports none) and holds the stream to what its start reserved.
-    permit: StreamPermit,
-    metrics: Arc<Metrics>,
-    /// When the oldest text waiting in the coalescer arrived: a frame's relay latency is how long
-    /// its oldest text waited.
-    pending_since: Option<Instant>,
-    /// The provider has answered (any event): its latency is counted once.
-    upstream_answered: bool,
-}
-
 /// Counts a stream as running from its start until its task ends, however it ends (a task
 /// aborted with its connection drops this too).
 struct Running(Arc<Metrics>);
@@ -81,9 +61,6 @@ impl Drop for Running {
         self.0.stream_ended();
     }
 }
-
-/// The connection loop went away; the stream has no one to report to.
-struct Gone;
 
 /// Runs the stream to its end; returns its id.
 #[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
@@ -120,7 +97,16 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     let thinking_timer = tokio::time::sleep_until(Instant::now());
     tokio::pin!(thinking_timer);
     let mut thinking_armed = false;
+    // Events read since a frame fell due; `None`: no frame is due. While a frame waits for its
+    // time, the upstream is not read: its bytes wait in the socket, and are read in one go when
+    // the frame is due, just before it goes out. A token's frame leaves when it would have, and
+    // a fast upstream costs one read, one parse of a buffer and one task wake per frame, not one
+    // per token (the profile in bench/scale.md: most of the gateway's CPU went to per-read work).
+    let mut draining: Option<u32> = None;
+    // Which frames go out when the drain ends.
+    let (mut text_due, mut thinking_due) = (false, false);
     let result: Result<(), Gone> = loop {
+        let reading = draining.map_or(!(armed || thinking_armed), |read| read < DRAIN_MAX);
         tokio::select! {
             biased;
             () = &mut cancelled => {
@@ -128,8 +114,11 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 drop(upstream);
                 break frames.done(FinishReason::Cancelled).await;
             }
-            item = upstream.next() => {
+            item = upstream.next(), if reading => {
                 frames.answered(item.is_some());
+                if let Some(read) = draining.as_mut() {
+                    *read += 1;
+                }
                 match item {
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     // All that its start reserved of the day's quota is written: an upstream
@@ -140,7 +129,11 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                     }
                     let now = Instant::now();
                     frames.pending_since.get_or_insert(now);
-                    if frames.coalescer.push(&text, now) {
+                    let due = frames.coalescer.push(&text, now);
+                    if due && draining.is_some() {
+                        // It goes out once the upstream has nothing more ready.
+                        (armed, text_due) = (false, true);
+                    } else if due {
                         armed = false;
                         if let Err(gone) = frames.flush(now).await {
                             break Err(gone);
@@ -170,7 +163,10 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                         break frames.done(FinishReason::Length).await;
                     }
                     let now = Instant::now();
-                    if frames.thinking.push(&text, now) {
+                    let due = frames.thinking.push(&text, now);
+                    if due && draining.is_some() {
+                        (thinking_armed, thinking_due) = (false, true);
+                    } else if due {
                         thinking_armed = false;
                         if let Err(gone) = frames.flush_thinking(now).await {
                             break Err(gone);
@@ -211,17 +207,24 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
             }
             },
-            () = &mut thinking_timer, if thinking_armed => {
-                thinking_armed = false;
-                if let Err(gone) = frames.flush_thinking(Instant::now()).await {
+            // The upstream has nothing more ready (or has been read long enough): the due frames go.
+            () = std::future::ready(()), if draining.is_some() => {
+                draining = None;
+                let now = Instant::now();
+                if std::mem::take(&mut thinking_due) && let Err(gone) = frames.flush_thinking(now).await {
+                    break Err(gone);
+                }
+                if std::mem::take(&mut text_due) && let Err(gone) = frames.flush(now).await {
                     break Err(gone);
                 }
             }
+            () = &mut thinking_timer, if thinking_armed => {
+                (thinking_armed, thinking_due) = (false, true);
+                draining.get_or_insert(0);
+            }
             () = &mut timer, if armed => {
-                armed = false;
-                if let Err(gone) = frames.flush(Instant::now()).await {
-                    break Err(gone);
-                }
+                (armed, text_due) = (false, true);
+                draining.get_or_insert(0);
             }
         }
     };
@@ -233,155 +236,4 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
         frames.metrics.tokens(tokens);
     }
     id
-}
-
-/// An answer that finished without a character: a `Done` would show an empty page as if that
-/// were the answer. Such a stream ends as an error instead (see [`ProviderError::Empty`]).
-fn empty_answer(model: &str, reason: FinishReason) -> ProviderError {
-    let why = match reason {
-        FinishReason::Length => " (it reached the length limit before writing any text)",
-        _ => "; try again, or try another model",
-    };
-    ProviderError::Empty(format!("{model} answered with nothing{why}"))
-}
-
-impl Frames {
-    /// The provider yielded something (`any`): the first time, its latency is counted.
-    fn answered(&mut self, any: bool) {
-        if any && !self.upstream_answered {
-            self.upstream_answered = true;
-            self.metrics.upstream_first_event(&self.provider, self.received_at.elapsed());
-        }
-    }
-
-    async fn send(&self, frame: axum::extract::ws::Utf8Bytes, last: bool) -> Result<(), Gone> {
-        self.send_at(frame, None, last).await
-    }
-
-    async fn send_at(
-        &self,
-        frame: axum::extract::ws::Utf8Bytes,
-        seq: Option<u32>,
-        last: bool,
-    ) -> Result<(), Gone> {
-        self.out.send(Outgoing { stream: self.id, frame, seq, last }).await.map_err(|_| Gone)
-    }
-
-    async fn start(&mut self) -> Result<(), Gone> {
-        if self.started {
-            return Ok(());
-        }
-        self.started = true;
-        let frame = frames::encode(&ServerMessage::Started {
-            stream: self.id,
-            provider: self.provider.clone(),
-            model: self.requested_model.clone(),
-        });
-        self.send(frame, false).await
-    }
-
-    /// Sends the reasoning gathered since the last frame, if any.
-    async fn flush_thinking(&mut self, now: Instant) -> Result<(), Gone> {
-        if self.thinking.deadline().is_none() {
-            return Ok(());
-        }
-        self.start().await?;
-        match self.thinking.flush(self.id, now) {
-            Some(frame) => self.send(frame, false).await,
-            None => Ok(()),
-        }
-    }
-
-    /// Sends the pending text, if any, as one delta frame (after the reasoning before it).
-    async fn flush(&mut self, now: Instant) -> Result<(), Gone> {
-        self.flush_thinking(now).await?;
-        if !self.coalescer.has_pending() {
-            return Ok(());
-        }
-        if !self.started {
-            self.start().await?;
-        }
-        let (id, seq) = (self.id, self.seq);
-        let Some(frame) = self.coalescer.flush(now, |text| frames::delta(id, seq, text)) else {
-            return Ok(());
-        };
-        if self.first_text_at.is_none() {
-            self.first_text_at = Some(now);
-            self.metrics.first_token(now - self.received_at);
-        }
-        let held = self.pending_since.take().map_or_else(Default::default, |since| now - since);
-        self.metrics.relayed(held);
-        self.seq += 1;
-        self.send_at(frame, Some(seq), false).await
-    }
-
-    async fn done(&mut self, finish: FinishReason) -> Result<(), Gone> {
-        self.flush(Instant::now()).await?;
-        let now = Instant::now();
-        let mut usage = self.usage.unwrap_or(Usage {
-            prompt_tokens: None,
-            completion_tokens: self.permit.generated_count(),
-            reasoning_tokens: None,
-        });
-        usage.reasoning_tokens = self.thinking.tokens();
-        let metrics = self.metrics(now, usage.completion_tokens);
-        tracing::info!(
-            finish = ?finish,
-            tokens = usage.completion_tokens,
-            ttft_ms = metrics.ttft_ms,
-            total_ms = metrics.total_ms,
-            "stream done"
-        );
-        self.charge(usage.completion_tokens).await?;
-        let frame = frames::encode(&ServerMessage::Done { stream: self.id, finish, usage, metrics });
-        self.send(frame, true).await
-    }
-
-    /// Reports `err` after the text received before it.
-    async fn fail(&mut self, err: ProviderError) -> Result<(), Gone> {
-        self.flush(Instant::now()).await?;
-        self.charge(self.tokens()).await?;
-        let code: ErrorCode = err.code();
-        self.metrics.error(code);
-        tracing::info!(?code, message = %err, "stream failed");
-        let retry_after_ms = err.retry_after().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-        let frame = frames::encode(&ServerMessage::Error {
-            stream: Some(self.id),
-            code,
-            message: err.to_string(),
-            retry_after_ms,
-        });
-        self.send(frame, true).await
-    }
-
-    /// The tokens generated: the provider's count, else the text events.
-    fn tokens(&self) -> u32 {
-        self.usage.map_or_else(|| self.permit.generated_count(), |u| u.completion_tokens)
-    }
-
-    /// Counts the stream's tokens against the person's day, and tells the page what is left
-    /// before the stream's last frame, so its meter is current when the stream ends.
-    async fn charge(&mut self, tokens: u32) -> Result<(), Gone> {
-        self.permit.charge(tokens).await;
-        self.metrics.tokens(tokens);
-        let Some(quota) = self.permit.quota().await else { return Ok(()) };
-        let resets_in_ms = u64::try_from(quota.resets_in.as_millis()).unwrap_or(u64::MAX);
-        let frame =
-            frames::encode(&ServerMessage::Quota { used: quota.used, limit: quota.limit, resets_in_ms });
-        self.send(frame, false).await
-    }
-
-    fn metrics(&self, now: Instant, tokens: u32) -> StreamMetrics {
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-        let total_ms = ms(now - self.received_at);
-        let ttfr_ms = self.thinking.first_at.map(|first| ms(first - self.received_at));
-        let Some(first) = self.first_text_at else {
-            return StreamMetrics { ttft_ms: 0.0, ttfr_ms, total_ms, tokens_per_s: 0.0 };
-        };
-        // The pace is the answer's, after its first text: reasoning before it is not counted.
-        let text_tokens = tokens.saturating_sub(self.thinking.tokens().unwrap_or(0));
-        let generating = (now - first).as_secs_f64();
-        let tokens_per_s = if generating > 0.0 { f64::from(text_tokens) / generating } else { 0.0 };
-        StreamMetrics { ttft_ms: ms(first - self.received_at), ttfr_ms, total_ms, tokens_per_s }
-    }
 }

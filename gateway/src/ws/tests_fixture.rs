@@ -24,6 +24,8 @@ use crate::providers::{EventStream, GenRequest, Provider, ProviderError, Provide
 pub(super) struct Fake {
     pub(super) dropped: Arc<AtomicUsize>,
     pub(super) requests: Arc<Mutex<Vec<GenRequest>>>,
+    /// How often the gateway polled the provider's streams (each wake-up is a poll).
+    pub(super) polls: Arc<AtomicUsize>,
 }
 
 /// Counts a drop of the stream that owns it.
@@ -41,7 +43,7 @@ impl Provider for Fake {
     }
 
     fn models(&self) -> Vec<ModelInfo> {
-        ["echo", "burst", "paced", "hang", "fail", "leaky", "numbered"]
+        ["echo", "burst", "paced", "steady", "hang", "fail", "leaky", "numbered"]
             .iter()
             .map(|m| ModelInfo {
                 id: format!("fake/{m}"),
@@ -79,14 +81,9 @@ impl Provider for Fake {
                 let tokens: Vec<_> = (0..100).map(|i| delta(&format!("t{i} "))).collect();
                 Box::pin(stream::iter(std::iter::once(started).chain(tokens).chain([finished])))
             }
-            "paced" => {
-                let tokens: Vec<_> = (0..10).map(|_| delta("x")).collect();
-                let paced = stream::iter(tokens).then(|event| async move {
-                    tokio::time::sleep(Duration::from_millis(5)).await;
-                    event
-                });
-                Box::pin(stream::iter([started]).chain(paced).chain(stream::iter([finished])))
-            }
+            // Tokens on the upstream's own clock, as a server sends them whether read or not.
+            "paced" => on_a_clock(started, 10, Duration::from_millis(5), finished),
+            "steady" => on_a_clock(started, 160, Duration::from_millis(1), finished),
             // Twenty tokens far enough apart to each go out as its own delta.
             "numbered" => {
                 let tokens: Vec<_> = (0..20).map(|i| delta(&format!("t{i} "))).collect();
@@ -103,11 +100,28 @@ impl Provider for Fake {
             ])),
             _ => Box::pin(stream::iter([started]).chain(stream::pending())),
         };
-        Box::pin(events.map(move |event| {
+        let polls = Arc::clone(&self.polls);
+        let mut events = events.map(move |event| {
             let _owned_by_the_stream = &guard;
             event
+        });
+        Box::pin(stream::poll_fn(move |cx| {
+            polls.fetch_add(1, Ordering::Relaxed);
+            events.poll_next_unpin(cx)
         }))
     }
+}
+
+type Event = Result<ProviderEvent, ProviderError>;
+
+/// `started`, then `count` one-byte tokens due `gap` apart from now, then `finished`.
+fn on_a_clock(started: Event, count: u32, gap: Duration, finished: Event) -> EventStream {
+    let start = tokio::time::Instant::now();
+    let tokens = stream::iter(1..=count).then(move |i| async move {
+        tokio::time::sleep_until(start + gap * i).await;
+        Ok(ProviderEvent::Delta("x".into()))
+    });
+    Box::pin(stream::iter([started]).chain(tokens).chain(stream::iter([finished])))
 }
 
 pub(super) struct Client {
