@@ -68,6 +68,7 @@ pub fn resolve(config: &ProfileConfig, models: &[ModelInfo]) -> Profile {
         model: config.model.clone(),
         params,
         system: config.system.clone().filter(|s| !s.trim().is_empty()),
+        kind: config.kind,
         warnings,
     }
 }
@@ -169,6 +170,21 @@ mod tests {
         assert_eq!(deep.system.as_deref(), Some("Think step by step."));
         assert_eq!(deep.warnings.len(), 1);
         assert!(deep.warnings[0].contains("\"nowhere/m\""), "{}", deep.warnings[0]);
+    }
+
+    #[test]
+    fn a_profile_may_set_the_project_kind_and_an_unknown_kind_is_refused_by_name() {
+        let list =
+            profiles("[profiles.app]\nmodel = \"o/x\"\nkind = \"react\"\n[profiles.page]\nmodel = \"o/x\"\n");
+        let resolved = resolve_all(&list, &[model("o/x", false)]);
+        assert_eq!(resolved[0].kind, Some(flint_protocol::prompt::ProjectKind::React));
+        assert_eq!(resolved[1].kind, None, "unset: the person's pick, else the prompt's words");
+        let json = serde_json::to_string(&resolved[0]).expect("serialises");
+        assert!(json.contains(r#""kind":"react""#), "{json}");
+        let err = Config::parse("[profiles.x]\nmodel = \"a/b\"\nkind = \"vue\"\n", "f".as_ref())
+            .expect_err("not a kind");
+        let message = format!("{err:#}");
+        assert!(message.contains("vue") && message.contains("react"), "{message}");
     }
 
     #[test]

@@ -325,3 +325,24 @@ async fn a_key_in_a_line_that_is_not_sse_is_redacted() {
     assert!(message.contains("not an event stream"), "{message}");
     assert_no_key(&client, &outcome.text);
 }
+
+/// The relay keeps the upstream's pace: a 1,000 tok/s answer arrives in about the time the
+/// upstream takes to send it, on the runtime the gateway ships with (several worker threads). A
+/// relay that read the upstream only when a frame fell due got 2 of its chunks per 16 ms frame
+/// (hyper hands a body over one chunk at a time) and took 4–6 times as long.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_arrives_at_the_upstreams_pace() {
+    let gw = start().await;
+    let mut client = Client::connect(gw.addr).await;
+    let tokens = flint_scripted_upstream::tokenize(&fixture("counter")).len();
+    let sent_in = Duration::from_secs_f64(tokens as f64 / 1000.0);
+    let t0 = std::time::Instant::now();
+    let outcome = client.run(1, "counter@1000").await;
+    let took = t0.elapsed();
+    assert_eq!(outcome.text, fixture("counter"), "{:?}", outcome.end);
+    assert!(
+        took < sent_in * 2,
+        "{tokens} tokens sent in {sent_in:?} took {took:?} to relay, in {} frames",
+        outcome.seqs.len()
+    );
+}

@@ -22,11 +22,12 @@ use crate::setup::{root, run, run_in, target_dir};
 const ALLOCATORS: [(&str, Option<&str>); 3] =
     [("system", None), ("mimalloc", Some("alloc-mimalloc")), ("jemalloc", Some("alloc-jemalloc"))];
 
-/// Builds the gateway of the checkout in `dir` (release, no embedded model, `feature` if any) into
-/// the shared target folder and keeps the binary as `kept/flint-gateway-<label>`.
+/// Builds the gateway of the checkout in `dir` (release, no embedded model, `feature` if any) and
+/// keeps the binary as `kept/flint-gateway-<label>`.
 fn build(dir: &Path, label: &str, feature: Option<&str>, kept: &Path) -> Result<String> {
-    // Both checkouts' crates have the same names and relative paths, so cargo would take one's
-    // build for the other's: the workspace crates are cleaned first, the dependencies stay built.
+    // With a shared CARGO_TARGET_DIR, both checkouts' crates have the same names and relative
+    // paths, so cargo would take one's build for the other's: the workspace crates are cleaned
+    // first, the dependencies stay built.
     run_in(
         dir,
         Command::new("cargo").args(["clean", "--release", "-p", "flint-gateway", "-p", "flint-protocol"]),
@@ -45,8 +46,13 @@ fn build(dir: &Path, label: &str, feature: Option<&str>, kept: &Path) -> Result<
         build.args(["--features", feature]);
     }
     run_in(dir, &mut build)?;
+    // Where that build went: the shared target folder when one is set, else the checkout's own
+    // (a baseline under `target/bench-baseline/` builds into its own `target/`; taking this
+    // checkout's binary for it once compared this build with itself).
+    let built =
+        if std::env::var_os("CARGO_TARGET_DIR").is_some() { target_dir() } else { dir.join("target") };
     let bin = kept.join(format!("flint-gateway-{label}"));
-    std::fs::copy(target_dir().join("release").join("flint-gateway"), &bin)
+    std::fs::copy(built.join("release").join("flint-gateway"), &bin)
         .with_context(|| format!("keeping the {label} build as {}", bin.display()))?;
     Ok(format!("{label}={}", bin.display()))
 }

@@ -35,6 +35,10 @@ pub struct ProfileConfig {
     /// Added to the system prompt of every request made with the profile.
     #[serde(default)]
     pub system: Option<String>,
+    /// The project kind asked for while the profile is active (`html`, `react`), unless the
+    /// person picks one next to the prompt.
+    #[serde(default)]
+    pub kind: Option<flint_protocol::prompt::ProjectKind>,
     /// Continuations when an answer stops at its length limit (capped by
     /// `server.max_auto_continue`).
     #[serde(default)]

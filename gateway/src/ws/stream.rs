@@ -17,10 +17,6 @@ use crate::limits::StreamPermit;
 use crate::metrics::Metrics;
 use crate::providers::{GenRequest, Provider, ProviderError, ProviderEvent, continuation};
 
-/// Most events read in one go before a due frame is sent anyway (an upstream that is always
-/// ready must not hold a frame back for long).
-const DRAIN_MAX: u32 = 512;
-
 /// Everything a stream task needs.
 pub(crate) struct StreamJob {
     /// Connection id, for logs.
@@ -97,16 +93,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
     let thinking_timer = tokio::time::sleep_until(Instant::now());
     tokio::pin!(thinking_timer);
     let mut thinking_armed = false;
-    // Events read since a frame fell due; `None`: no frame is due. While a frame waits for its
-    // time, the upstream is not read: its bytes wait in the socket, and are read in one go when
-    // the frame is due, just before it goes out. A token's frame leaves when it would have, and
-    // a fast upstream costs one read, one parse of a buffer and one task wake per frame, not one
-    // per token (the profile in bench/scale.md: most of the gateway's CPU went to per-read work).
-    let mut draining: Option<u32> = None;
-    // Which frames go out when the drain ends.
-    let (mut text_due, mut thinking_due) = (false, false);
     let result: Result<(), Gone> = loop {
-        let reading = draining.map_or(!(armed || thinking_armed), |read| read < DRAIN_MAX);
         tokio::select! {
             biased;
             () = &mut cancelled => {
@@ -114,11 +101,8 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 drop(upstream);
                 break frames.done(FinishReason::Cancelled).await;
             }
-            item = upstream.next(), if reading => {
+            item = upstream.next() => {
                 frames.answered(item.is_some());
-                if let Some(read) = draining.as_mut() {
-                    *read += 1;
-                }
                 match item {
                 Some(Ok(ProviderEvent::Delta(text))) => {
                     // All that its start reserved of the day's quota is written: an upstream
@@ -129,11 +113,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                     }
                     let now = Instant::now();
                     frames.pending_since.get_or_insert(now);
-                    let due = frames.coalescer.push(&text, now);
-                    if due && draining.is_some() {
-                        // It goes out once the upstream has nothing more ready.
-                        (armed, text_due) = (false, true);
-                    } else if due {
+                    if frames.coalescer.push(&text, now) {
                         armed = false;
                         if let Err(gone) = frames.flush(now).await {
                             break Err(gone);
@@ -163,10 +143,7 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                         break frames.done(FinishReason::Length).await;
                     }
                     let now = Instant::now();
-                    let due = frames.thinking.push(&text, now);
-                    if due && draining.is_some() {
-                        (thinking_armed, thinking_due) = (false, true);
-                    } else if due {
+                    if frames.thinking.push(&text, now) {
                         thinking_armed = false;
                         if let Err(gone) = frames.flush_thinking(now).await {
                             break Err(gone);
@@ -207,24 +184,17 @@ pub(crate) async fn run(job: StreamJob) -> StreamId {
                 }
             }
             },
-            // The upstream has nothing more ready (or has been read long enough): the due frames go.
-            () = std::future::ready(()), if draining.is_some() => {
-                draining = None;
-                let now = Instant::now();
-                if std::mem::take(&mut thinking_due) && let Err(gone) = frames.flush_thinking(now).await {
-                    break Err(gone);
-                }
-                if std::mem::take(&mut text_due) && let Err(gone) = frames.flush(now).await {
-                    break Err(gone);
-                }
-            }
             () = &mut thinking_timer, if thinking_armed => {
-                (thinking_armed, thinking_due) = (false, true);
-                draining.get_or_insert(0);
+                thinking_armed = false;
+                if let Err(gone) = frames.flush_thinking(Instant::now()).await {
+                    break Err(gone);
+                }
             }
             () = &mut timer, if armed => {
-                (armed, text_due) = (false, true);
-                draining.get_or_insert(0);
+                armed = false;
+                if let Err(gone) = frames.flush(Instant::now()).await {
+                    break Err(gone);
+                }
             }
         }
     };

@@ -24,8 +24,6 @@ use crate::providers::{EventStream, GenRequest, Provider, ProviderError, Provide
 pub(super) struct Fake {
     pub(super) dropped: Arc<AtomicUsize>,
     pub(super) requests: Arc<Mutex<Vec<GenRequest>>>,
-    /// How often the gateway polled the provider's streams (each wake-up is a poll).
-    pub(super) polls: Arc<AtomicUsize>,
 }
 
 /// Counts a drop of the stream that owns it.
@@ -43,7 +41,7 @@ impl Provider for Fake {
     }
 
     fn models(&self) -> Vec<ModelInfo> {
-        ["echo", "burst", "paced", "steady", "hang", "fail", "leaky", "numbered"]
+        ["echo", "burst", "paced", "hang", "fail", "leaky", "numbered"]
             .iter()
             .map(|m| ModelInfo {
                 id: format!("fake/{m}"),
@@ -83,7 +81,6 @@ impl Provider for Fake {
             }
             // Tokens on the upstream's own clock, as a server sends them whether read or not.
             "paced" => on_a_clock(started, 10, Duration::from_millis(5), finished),
-            "steady" => on_a_clock(started, 160, Duration::from_millis(1), finished),
             // Twenty tokens far enough apart to each go out as its own delta.
             "numbered" => {
                 let tokens: Vec<_> = (0..20).map(|i| delta(&format!("t{i} "))).collect();
@@ -100,14 +97,9 @@ impl Provider for Fake {
             ])),
             _ => Box::pin(stream::iter([started]).chain(stream::pending())),
         };
-        let polls = Arc::clone(&self.polls);
-        let mut events = events.map(move |event| {
+        Box::pin(events.map(move |event| {
             let _owned_by_the_stream = &guard;
             event
-        });
-        Box::pin(stream::poll_fn(move |cx| {
-            polls.fetch_add(1, Ordering::Relaxed);
-            events.poll_next_unpin(cx)
         }))
     }
 }

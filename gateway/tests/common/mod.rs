@@ -27,6 +27,7 @@ pub const MODELS: &[&str] = &[
     "counter@20000",
     "counter@5000",
     "counter@2000",
+    "counter@1000",
     "large@200",
     "fail-429",
     "fail-500",
