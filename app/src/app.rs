@@ -48,7 +48,9 @@ pub fn App() -> impl IntoView {
     let choice = provide_model_choice();
     let models = choice.models;
 
-    let draft = Draft::new();
+    let profile_kind =
+        Signal::derive(move || choice.active_profile.with(|p| p.as_ref().and_then(|p| p.kind)));
+    let draft = Draft::new().following(profile_kind);
     provide_context(draft);
     let fan_out = provide_fan_out();
     let pictures =
@@ -185,6 +187,7 @@ fn open_shared_link(
             choice.picked.set(None);
             choice.shared.set(shared.model);
             choice.profile.set(shared.profile);
+            draft.kind.set(shared.kind);
             fan_out.count.set(shared.variations);
             fan_out.compare.set(false);
             if let Some(code) = shared.code {

@@ -27,9 +27,11 @@ pub struct Draft {
     /// Fixes asked for on their own when a finished page fails its checks (0: off, the default;
     /// at most [`crate::fix::AUTO_FIX_MAX`]).
     pub auto_fix: RwSignal<u8>,
-    /// The project kind the person picked; `None` (Auto): the one the prompt's words suggest,
-    /// else a plain HTML page.
+    /// The project kind the person picked; `None` (Auto): the active profile's, else the one the
+    /// prompt's words suggest, else a plain HTML page.
     pub kind: RwSignal<Option<ProjectKind>>,
+    /// The kind the active profile sets (`kind` in its `[profiles.NAME]`), if any.
+    pub profile_kind: Signal<Option<ProjectKind>>,
 }
 
 impl Draft {
@@ -43,20 +45,32 @@ impl Draft {
             auto_continue: RwSignal::new(false),
             auto_fix: RwSignal::new(0),
             kind: RwSignal::new(None),
+            profile_kind: Signal::stored(None),
         }
     }
 
-    /// The kind a new answer is asked for: the person's pick, else what the prompt suggests.
+    /// This draft, with `profile_kind` as the active profile's kind.
+    pub fn following(self, profile_kind: Signal<Option<ProjectKind>>) -> Self {
+        Self { profile_kind, ..self }
+    }
+
+    /// The kind a new answer is asked for: the person's pick, else what Auto stands for.
     pub fn kind(&self) -> ProjectKind {
-        self.kind.get().or_else(|| self.prompt.with(|p| ProjectKind::suggested_by(p))).unwrap_or_default()
+        self.kind.get().unwrap_or_else(|| self.auto_kind())
+    }
+
+    /// What Auto stands for: the active profile's kind, else the one the prompt's words suggest,
+    /// else a plain HTML page.
+    pub fn auto_kind(&self) -> ProjectKind {
+        self.profile_kind
+            .get()
+            .or_else(|| self.prompt.with(|p| ProjectKind::suggested_by(p)))
+            .unwrap_or_default()
     }
 
     /// [`Self::kind`] without tracking.
     pub fn kind_untracked(&self) -> ProjectKind {
-        self.kind
-            .get_untracked()
-            .or_else(|| self.prompt.with_untracked(|p| ProjectKind::suggested_by(p)))
-            .unwrap_or_default()
+        untrack(|| self.kind())
     }
 }
 

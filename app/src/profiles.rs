@@ -119,6 +119,7 @@ mod tests {
             model: model.into(),
             params: GenParams::default(),
             system: None,
+            kind: None,
             warnings: Vec::new(),
         }
     }

@@ -221,6 +221,9 @@ pub struct Profile {
     /// Added to the system prompt of every request made with this profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system: Option<String>,
+    /// The project kind its answers are asked for, unless the person picks one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::prompt::ProjectKind>,
     /// Settings the gateway dropped or doubts, each a sentence naming the key and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,

@@ -100,6 +100,12 @@ impl ProjectKind {
         words.any(|w| REACT_WORDS.contains(&w)).then_some(ProjectKind::React)
     }
 
+    /// This kind, unless `prompt`'s words alone give it (the kind a link must carry so that it
+    /// opens as it was shared).
+    pub fn unless_suggested_by(self, prompt: &str) -> Option<ProjectKind> {
+        (self != Self::suggested_by(prompt).unwrap_or_default()).then_some(self)
+    }
+
     /// The system prompt of a new answer of this kind.
     pub fn system_prompt(self) -> &'static str {
         match self {
@@ -314,6 +320,15 @@ mod tests {
         }
         assert_eq!(ProjectKind::from_key("react"), Some(ProjectKind::React));
         assert_eq!(ProjectKind::from_key(ProjectKind::Html.key()), Some(ProjectKind::Html));
+    }
+
+    #[test]
+    fn a_kind_is_carried_only_where_the_words_would_give_another() {
+        use ProjectKind::{Html, React};
+        assert_eq!(React.unless_suggested_by("a todo app"), Some(React));
+        assert_eq!(React.unless_suggested_by("a React todo app"), None);
+        assert_eq!(Html.unless_suggested_by("a todo app"), None);
+        assert_eq!(Html.unless_suggested_by("a page about React hooks"), Some(Html));
     }
 
     #[test]

@@ -12,6 +12,8 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use miniz_oxide::inflate::TINFLStatus;
 use serde::{Deserialize, Serialize};
 
+use crate::prompt::ProjectKind;
+
 /// The link format [`encode`] writes.
 pub const CURRENT_VERSION: u32 = 1;
 
@@ -50,12 +52,23 @@ pub struct SharedPrompt {
     /// The profile it was run with (`spark`), if one was active; a Flint without that profile
     /// uses `model` alone.
     pub profile: Option<String>,
+    /// The project kind it asks for, when the prompt's words alone would not give it (React
+    /// picked for "a todo app"); `None`: what the words suggest.
+    pub kind: Option<ProjectKind>,
 }
 
 impl SharedPrompt {
     /// A link to `prompt` alone: no pinned goal, no model, one variation, no code.
     pub fn new(prompt: impl Into<String>) -> Self {
-        Self { prompt: prompt.into(), system: None, model: None, variations: 1, code: None, profile: None }
+        Self {
+            prompt: prompt.into(),
+            system: None,
+            model: None,
+            variations: 1,
+            code: None,
+            profile: None,
+            kind: None,
+        }
     }
 }
 
@@ -168,6 +181,10 @@ struct PayloadV1 {
     /// Added after the first v1 links: absent in them, ignored by Flints that predate it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     profile: Option<String>,
+    /// Added with project kinds ([`ProjectKind::key`]); a kind this Flint does not know (a newer
+    /// Flint's) is read as none, so the link still opens with what its words suggest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    kind: Option<String>,
 }
 
 fn one() -> u8 {
@@ -187,6 +204,7 @@ impl From<&SharedPrompt> for PayloadV1 {
             variations: s.variations,
             code: s.code.clone(),
             profile: s.profile.clone(),
+            kind: s.kind.map(|k| k.key().to_owned()),
         }
     }
 }
@@ -201,6 +219,7 @@ impl From<PayloadV1> for SharedPrompt {
             variations: p.variations.clamp(1, MAX_VARIATIONS),
             code: p.code,
             profile: p.profile,
+            kind: p.kind.as_deref().and_then(ProjectKind::from_key),
         }
     }
 }

@@ -15,6 +15,7 @@ fn fixture_payload() -> SharedPrompt {
         variations: 3,
         code: Some("<!doctype html>\n<button>0</button>\n".into()),
         profile: None,
+        kind: None,
     }
 }
 
@@ -31,14 +32,16 @@ fn payloads() -> impl Strategy<Value = SharedPrompt> {
         1..=MAX_VARIATIONS,
         proptest::option::of(any::<String>()),
         proptest::option::of(any::<String>()),
+        proptest::option::of(proptest::sample::select(ProjectKind::ALL.to_vec())),
     )
-        .prop_map(|(prompt, system, model, variations, code, profile)| SharedPrompt {
+        .prop_map(|(prompt, system, model, variations, code, profile, kind)| SharedPrompt {
             prompt,
             system,
             model,
             variations,
             code,
             profile,
+            kind,
         })
 }
 
@@ -91,6 +94,7 @@ fn empty_and_default_payloads_round_trip() {
         variations: 1,
         code: Some(String::new()),
         profile: Some(String::new()),
+        kind: Some(ProjectKind::Html),
     };
     assert_eq!(decode(&encode(&empty)), Ok(empty));
     assert_eq!(decode(&encode(&SharedPrompt::default())), Ok(SharedPrompt::default()));
@@ -124,6 +128,17 @@ fn a_profile_is_carried_and_links_without_one_open_without_one() {
     assert!(link.starts_with("v1."), "still a v1 link: older Flints open it and ignore the profile");
     assert_eq!(decode(&link), Ok(spark));
     assert_eq!(decode(V1_FIXTURE).map(|s| s.profile), Ok(None));
+}
+
+#[test]
+fn a_kind_is_carried_and_one_this_flint_does_not_know_reads_as_none() {
+    let react = SharedPrompt { kind: Some(ProjectKind::React), ..fixture_payload() };
+    let link = encode(&react);
+    assert!(link.starts_with("v1."), "still a v1 link: older Flints open it with the words' kind");
+    assert_eq!(decode(&link), Ok(react));
+    assert_eq!(decode(V1_FIXTURE).map(|s| s.kind), Ok(None));
+    let newer = v1_link_of(br#"{"prompt":"x","kind":"vue"}"#);
+    assert_eq!(decode(&newer).map(|s| (s.prompt, s.kind)), Ok(("x".into(), None)));
 }
 
 #[test]

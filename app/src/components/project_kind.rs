@@ -1,4 +1,5 @@
-//! What a new answer is made of: Auto (the prompt's words decide), an HTML page or a React app.
+//! What a new answer is made of: Auto (the active profile's kind, else the prompt's words), an HTML
+//! page or a React app.
 
 use flint_protocol::prompt::ProjectKind;
 use leptos::prelude::*;
@@ -10,9 +11,8 @@ use crate::draft::expect_draft;
 #[component]
 pub fn ProjectKindControl() -> impl IntoView {
     let draft = expect_draft();
-    let suggested =
-        Memo::new(move |_| draft.prompt.with(|p| ProjectKind::suggested_by(p)).unwrap_or_default());
-    let auto_label = move || format!("Auto: {}", suggested.get().label());
+    let auto = Memo::new(move |_| draft.auto_kind());
+    let auto_label = move || format!("Auto: {}", auto.get().label());
     let options = ProjectKind::ALL
         .into_iter()
         .map(|kind| view! { <option value=kind.key()>{kind.label()}</option> })
@@ -20,7 +20,7 @@ pub fn ProjectKindControl() -> impl IntoView {
     view! {
         <label
             class="field"
-            title="What the model is asked to write: one HTML page, or a React app in TSX files (Auto follows your prompt's words)"
+            title="What the model is asked to write: one HTML page, or a React app in TSX files (Auto follows the profile, else your prompt's words)"
         >
             <span class="field-label">"Project"</span>
             <select

@@ -53,6 +53,7 @@ pub fn ShareButton() -> impl IntoView {
             system: Some(draft.goal.get_untracked()).filter(|g| !g.trim().is_empty()),
             // Only a profile in effect: one left behind by picking another model would mislead.
             profile: choice.active_profile.with_untracked(|p| p.as_ref().map(|p| p.name.clone())),
+            kind: draft.prompt.with_untracked(|p| draft.kind_untracked().unless_suggested_by(p)),
             ..shared_prompt(draft.prompt.get_untracked(), choice.selected.get_untracked(), code)
         };
         let (origin, pathname) = page_address();

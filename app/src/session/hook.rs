@@ -81,6 +81,7 @@ pub fn use_session(
     watch_into(&saver, move || state.versions.get(), |s, versions| s.versions = Some(versions.clone()));
     watch_into(&saver, move || fan_out.count.get(), |s, count| s.variations = Some(*count));
     watch_into(&saver, move || draft.auto_continue.get(), |s, on| s.auto_continue = Some(*on));
+    watch_into(&saver, move || draft.kind.get(), |s, kind| s.kind = kind.map(|k| k.key().to_owned()));
     watch_into(&saver, move || state.spent.get(), |s, spent| s.spent = spent_record(*spent));
     let pictures = crate::pictures::expect_pictures();
     let saved_pictures = pictures.saved();
@@ -122,6 +123,9 @@ pub fn use_session(
         }
         if let Some(on) = plan.auto_continue {
             draft.auto_continue.set(on);
+        }
+        if plan.kind.is_some() && draft.kind.get_untracked().is_none() {
+            draft.kind.set(plan.kind);
         }
         if let Some(spent) = plan.spent {
             // Streams finished while the store opened add to what earlier visits spent.

@@ -1,6 +1,7 @@
 //! The saved session: one record, written whole (one IndexedDB put), read back on start-up, and what
 //! start-up puts back from it.
 
+use flint_protocol::prompt::ProjectKind;
 use serde::{Deserialize, Serialize};
 
 use crate::pictures::SavedPictures;
@@ -46,6 +47,10 @@ pub struct SavedSession {
     /// The prompt's pictures and their description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pictures: Option<SavedPictures>,
+    /// The project kind picked next to the prompt ([`ProjectKind::key`]; none: Auto). Kept as its
+    /// key so that a kind this build does not know reads as Auto instead of losing the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 impl Default for SavedSession {
@@ -62,6 +67,7 @@ impl Default for SavedSession {
             auto_continue: None,
             spent: None,
             pictures: None,
+            kind: None,
         }
     }
 }
@@ -275,6 +281,8 @@ pub struct Restore {
     pub spent: Option<(f64, bool)>,
     /// The prompt's pictures (not under a shared link: it chose the prompt).
     pub pictures: Option<SavedPictures>,
+    /// The project kind picked (not under a shared link: it chose the kind).
+    pub kind: Option<ProjectKind>,
     /// What to tell the person; `None` when nothing came back.
     pub notice: Option<RestoredNotice>,
 }
@@ -316,6 +324,7 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
         auto_continue,
         spent,
         pictures: saved.pictures.clone(),
+        kind: saved.kind.as_deref().and_then(ProjectKind::from_key),
         notice,
     }
 }
