@@ -14,7 +14,8 @@ use leptos::task::spawn_local;
 use send_wrapper::SendWrapper;
 
 use super::saved::{
-    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, restore, spent_record, storage_problem,
+    RestoredNotice, SavedGeneration, SavedSession, SavedStatus, kind_record, restore, spent_record,
+    storage_problem,
 };
 use super::throttle::SaveThrottle;
 use crate::context::{FanOut, ModelChoice};
@@ -81,7 +82,7 @@ pub fn use_session(
     watch_into(&saver, move || state.versions.get(), |s, versions| s.versions = Some(versions.clone()));
     watch_into(&saver, move || fan_out.count.get(), |s, count| s.variations = Some(*count));
     watch_into(&saver, move || draft.auto_continue.get(), |s, on| s.auto_continue = Some(*on));
-    watch_into(&saver, move || draft.kind.get(), |s, kind| s.kind = kind.map(|k| k.key().to_owned()));
+    watch_into(&saver, move || draft.kind.get(), |s, kind| s.kind = kind_record(*kind));
     watch_into(&saver, move || state.spent.get(), |s, spent| s.spent = spent_record(*spent));
     let pictures = crate::pictures::expect_pictures();
     let saved_pictures = pictures.saved();
@@ -151,6 +152,7 @@ pub fn use_session(
                 s.versions = Some(state.versions.get_untracked());
                 s.variations = Some(fan_out.count.get_untracked());
                 s.profile = choice.profile.get_untracked();
+                s.kind = kind_record(draft.kind.get_untracked());
                 s.pictures = saved_pictures.get_untracked();
             });
         }

@@ -329,6 +329,11 @@ pub fn restore(saved: &SavedSession, opened_shared_link: bool) -> Restore {
     }
 }
 
+/// A picked kind as saved: its key ([`SavedSession::kind`] says why not the enum).
+pub fn kind_record(kind: Option<ProjectKind>) -> Option<String> {
+    kind.map(|k| k.key().to_owned())
+}
+
 /// A cost as saved: millionths of a dollar.
 pub fn spent_record(spent: Option<(f64, bool)>) -> Option<(u64, bool)> {
     spent.map(|(dollars, estimated)| ((dollars * 1e6).round() as u64, estimated))

@@ -128,7 +128,7 @@ fn a_shared_link_wins_over_the_saved_session() {
 #[test]
 fn the_picked_kind_comes_back_unless_a_link_chose_and_an_unknown_one_reads_as_auto() {
     use flint_protocol::prompt::ProjectKind;
-    let saved = SavedSession { kind: Some(ProjectKind::React.key().into()), ..SavedSession::default() };
+    let saved = SavedSession { kind: kind_record(Some(ProjectKind::React)), ..SavedSession::default() };
     let read = SavedSession::from_json(&saved.to_json()).expect("reads back");
     assert_eq!(restore(&read, false).kind, Some(ProjectKind::React));
     assert_eq!(restore(&read, true).kind, None, "the link's kind (or Auto) wins");
