@@ -32,7 +32,8 @@ test('the embedded model asked for a React app ends in a rendered page or a clea
   await page.getByTestId('stream-status').filter({ hasText: /^\s*(done|error)\s*$/ }).waitFor({ timeout: 120_000 });
   const sent = (await page.evaluate(() => document.querySelector('[data-testid="error-message"]')?.textContent ?? '')).trim();
   // Whatever a 135M model writes: the preview shows a page with something on it (the app, "does not
-  // build yet" with where, "the app stopped", "rendered nothing"), or the error line says why.
+  // build yet" with where, "the app stopped", "rendered nothing"), the error line says why, or the
+  // checks say the page shows nothing.
   let shown = '';
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline && !shown) {
@@ -40,7 +41,12 @@ test('the embedded model asked for a React app ends in a rendered page or a clea
       .catch(() => '')).trim();
     if (!shown) await page.waitForTimeout(500);
   }
-  if (!shown && !sent) {
+  // A finished page that shows nothing is told by its checks: "Nothing on the page has a size on
+  // screen…" (an HTML answer cut off inside a tag, for one, is a blank page to the browser).
+  const toldBlank = !shown && !sent && await page.getByTestId('checks-bar')
+    .locator('[data-check="visible"][data-passed="false"] .check-detail')
+    .waitFor({ state: 'attached', timeout: 20_000 }).then(() => true, () => false);
+  if (!shown && !sent && !toldBlank) {
     const html = await page.frameLocator('[data-testid="preview-frame"]').locator('html').innerHTML({ timeout: 2_000 })
       .catch((err) => `(no frame: ${err.message.split('\n')[0]})`);
     assert.fail(`a blank frame and no error: the person is told nothing. Code: ${JSON.stringify((await editorText(page)).slice(0, 600))}; `
