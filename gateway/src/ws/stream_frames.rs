@@ -1,8 +1,9 @@
 //! What one stream sends: its text and reasoning coalesced into frames, and how it ends (the
 //! usage, the metrics, the day's quota charged).
 
-use flint_protocol::{ErrorCode, FinishReason, ServerMessage, StreamId, StreamMetrics, Usage};
 use std::sync::Arc;
+
+use flint_protocol::{ErrorCode, FinishReason, ServerMessage, StreamId, StreamMetrics, Usage};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
