@@ -359,5 +359,5 @@ self.FlintChecks = (() => {
     return { results, text };
   }
 
-  return { watch, judge };
+  return { watch, judge, visible };
 })();

@@ -257,7 +257,7 @@
     open(document);
     // open() erased every listener on the window and document: capture goes in now, before the
     // page's first script.
-    if (send) capture(send);
+    if (send) capture(send, checks.visible);
     write(document, doc);
     close(document);
   }
