@@ -1,14 +1,16 @@
 // Escape under the microscope: a stream at RATE tok/s is stopped a quarter of the way in; how long
 // from the key's event time until "cancelled" was set and painted, the long tasks around it, and
 // where the main thread's time went between the key and the paint (CPU profile, self time).
-//   node tests/bench/escape.mjs [RATE] [TILES]   (default 10000 tok/s, 1; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+//   node tests/bench/escape.mjs [RATE] [TILES]   (default 10000 tok/s, 1; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e;
+//   FLINT_BENCH_FIXTURE: the answer streamed, default large, e.g. react-large)
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
 const TILES = Number(process.argv[3] ?? 1);
 const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 5);
+const MODEL = `${process.env.FLINT_BENCH_FIXTURE ?? 'large'}@${RATE}`;
 const upstream = await startUpstream();
-const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
+const gateway = await startGateway({ upstreamUrl: upstream.url, models: [MODEL] });
 const browser = await launchBrowser();
 
 const totals = new Map();
@@ -41,7 +43,7 @@ for (let run = 0; run < RUNS; run++) {
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
   await cdp.send('Profiler.start');
   const profileStart = await page.evaluate(() => performance.now());
-  await runPrompt(page, `scripted/large@${RATE}`, 'a long page');
+  await runPrompt(page, `scripted/${MODEL}`, 'a long page');
   await page.waitForFunction(() => {
     const tokens = Number(document.querySelector('[data-testid="metric-tokens"]')?.textContent.replace(/[^\d]/g, ''));
     return tokens >= 2_000;

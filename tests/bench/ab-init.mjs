@@ -1,0 +1,53 @@
+// A/B of page settings: init scripts alternating run by run, one stream of large.md (or TILES tiles)
+// each, a key typed every 150 ms; per script, frames over 20 ms, p95 frame and long tasks (those after
+// "done" apart). For trying a setting before building it in.
+//   CONFIGS='["", "globalThis.__flintPreviewBudgetMs=4;"]' node tests/bench/ab-init.mjs [RATE]
+//   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
+
+const RATE = Number(process.argv[2] ?? 10_000);
+const RUNS = Number(process.env.RUNS ?? 6);
+const CONFIGS = JSON.parse(process.env.CONFIGS);
+const upstream = await startUpstream();
+const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
+const browser = await launchBrowser();
+const stats = CONFIGS.map(() => ({ frames: [], long: [], endLong: [] }));
+for (let run = 0; run < RUNS; run++) {
+  for (const [i, cfg] of CONFIGS.entries()) {
+    const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: cfg });
+    await page.evaluate(() => window.__flint.editorReady());
+    if (process.env.TILES) await page.getByTestId('variations-count').selectOption(process.env.TILES);
+    await page.getByTestId('prompt-input').fill('a long page');
+    await page.evaluate(() => {
+      const p = { frames: [], long: [], doneAt: null, run: true };
+      window.__p = p;
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) p.long.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
+      let last = performance.now();
+      const tick = (now) => { p.frames.push(now - last); last = now; if (p.run) requestAnimationFrame(tick); };
+      requestAnimationFrame(tick);
+      const status = document.querySelector('[data-testid="stream-status"]');
+      new MutationObserver(() => { if (p.doneAt === null && status.textContent.trim() === 'done') p.doneAt = performance.now(); })
+        .observe(status, { subtree: true, childList: true, characterData: true });
+    });
+    await runPrompt(page, `scripted/large@${RATE}`, 'a long page');
+    let done = false;
+    const w = waitForStatus(page, 'done', 60_000).finally(() => { done = true; });
+    while (!done) { await page.getByTestId('prompt-input').press('x'); await Promise.race([w, new Promise((r) => setTimeout(r, 150))]); }
+    await page.waitForTimeout(Number(process.env.TAIL_MS ?? 300));
+    const p = await page.evaluate(() => { window.__p.run = false; return window.__p; });
+    stats[i].frames.push(...p.frames.slice(1));
+    stats[i].long.push(...p.long.map((l) => l[1]));
+    stats[i].endLong.push(...p.long.filter((l) => l[0] >= p.doneAt - 50).map((l) => l[1]));
+    await context.close();
+  }
+}
+for (const [i, cfg] of CONFIGS.entries()) {
+  const s = stats[i];
+  const f = [...s.frames].sort((a, b) => a - b);
+  const p95 = f[Math.floor(0.95 * f.length)];
+  console.log(`${cfg}\n  frames ${f.length}, >20ms ${f.filter((x) => x > 20).length}, p95 ${p95.toFixed(1)}; long tasks ${s.long.length} (max ${Math.max(0, ...s.long).toFixed(0)}), after done ${s.endLong.length} sum ${s.endLong.reduce((a, b) => a + b, 0).toFixed(0)} max ${Math.max(0, ...s.endLong).toFixed(0)}`);
+}
+await browser.close();
+await gateway.stop();
+upstream.stop();
+process.exit(0);
