@@ -1,8 +1,9 @@
 // How soon a streamed React app shows: from the main thread receiving the worker's first page that
 // builds (its first `live` update) to the first preview frame whose `#root` holds an element, and
 // from the Run key to that first render. Clocks: `performance.timeOrigin + now()` in the page and
-// in each preview frame (one process, one clock). Writes bench/first-preview.md.
-//   node tests/bench/first-preview.mjs [RATES]   (default 1000,10000 tok/s; FLINT_DIST, FLINT_GATEWAY_BIN,
+// in each preview frame (one process, one clock). Prints a report; `--out FILE` also writes it there
+// (bench/first-preview.md keeps earlier sections by hand, so it is not overwritten unless named).
+//   node tests/bench/first-preview.mjs [RATES] [--out FILE]   (default 1000,10000 tok/s; FLINT_DIST, FLINT_GATEWAY_BIN,
 //   FLINT_UPSTREAM_BIN as for e2e; FLINT_BENCH_RUNS runs per rate, default 7; FLINT_BENCH_BASELINE_DIST: another
 //   build's dist/, served by a second gateway and measured in the same run, alternating run by run;
 //   FLINT_BENCH_PAUSES: how long the prompt stays on screen before the Run key, in ms, one row each,
@@ -11,7 +12,11 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { launchBrowser, openFlint, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
-const RATES = (process.argv[2] ?? '1000,10000').split(',').map(Number);
+const args = process.argv.slice(2);
+const outAt = args.indexOf('--out');
+const out = outAt >= 0 ? args[outAt + 1] : null;
+const RATES = (args.find((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1)) ?? '1000,10000')
+  .split(',').map(Number);
 const RUNS = Number(process.env.FLINT_BENCH_RUNS ?? 7);
 const FIXTURE = process.env.FLINT_BENCH_FIXTURE ?? 'react-large';
 const PAUSES = (process.env.FLINT_BENCH_PAUSES ?? '0').split(',').map(Number);
@@ -122,7 +127,7 @@ Target (issue 27): the first preview ≤ 100 ms after the first snapshot that re
 |---|---|---:|---:|---:|---:|---|
 ${rows.join('\n')}
 `;
-writeFileSync(new URL('../../bench/first-preview.md', import.meta.url), md);
+if (out) writeFileSync(out, md);
 console.log(md);
 await browser.close();
 for (const b of builds) await b.gateway.stop();
