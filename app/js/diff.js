@@ -3,6 +3,19 @@
 
 import { loadMonaco } from './monaco.js';
 
+// Monaco's diff view asks its editor worker for the diff; when the worker no longer holds the two
+// texts (it is stopped whenever the page holds no model for a moment, and a request can fall in that
+// gap) the view's own promise rejects with this message, uncaught inside Monaco, and the diff is never
+// drawn. Seen once in CI (judge's Fix test). Each live view recomputes instead, and the rejection,
+// which only ever means that, is not reported as the page's error.
+const LOST_DIFF = 'no diff result available';
+const live = new Set();
+globalThis.addEventListener?.('unhandledrejection', (event) => {
+  if (event.reason?.message !== LOST_DIFF) return;
+  event.preventDefault();
+  for (const diff of live) diff.recompute();
+});
+
 // The review of a proposed edit: Monaco's diff editor between the current version and the result
 // of the hunks kept so far. Read-only; keeping and rejecting happens in the hunk list beside it.
 export class FlintDiff {
@@ -39,6 +52,7 @@ export class FlintDiff {
     this.editor.getOriginalEditor().updateOptions({ ariaLabel: 'The code before the edit (read only)' });
     this.editor.getModifiedEditor().updateOptions({ ariaLabel: 'The code after the edit (read only)' });
     this.editor.setModel({ original: this.original, modified: this.modified });
+    live.add(this);
     if (this.target) this.show(...this.target);
   }
 
@@ -61,6 +75,11 @@ export class FlintDiff {
     if (this.modified.getValue() !== modified) this.modified.setValue(modified);
   }
 
+  /** Computes the diff again (a new view of the same two texts). */
+  recompute() {
+    this.editor?.setModel({ original: this.original, modified: this.modified });
+  }
+
   /** Scrolls the result to `line` (1-based). */
   reveal(line) {
     this.editor?.getModifiedEditor().revealLineInCenter(line);
@@ -68,6 +87,9 @@ export class FlintDiff {
 
   dispose() {
     this.disposed = true;
+    live.delete(this);
+    // The view lets go of the texts (cancelling its diff request) before they are disposed.
+    this.editor?.setModel(null);
     this.editor?.dispose();
     this.original?.dispose();
     this.modified?.dispose();
