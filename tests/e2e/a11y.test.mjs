@@ -35,3 +35,17 @@ test('the variations grid, and a zoomed tile, have none', async () => {
   assert.deepEqual(await seriousViolations(page), [], 'axe-core: a zoomed tile');
   assert.deepEqual(problems, []);
 });
+
+test('the compare list of models, longer than its box, has none', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('compare-toggle').check();
+  const list = page.getByRole('group', { name: 'Models to compare' });
+  const scrolls = await list.evaluate((el) => el.scrollHeight > el.clientHeight);
+  assert.ok(scrolls, 'the list is not long enough here to scroll: this test checks nothing');
+  assert.deepEqual(await seriousViolations(page), [], 'axe-core: the compare list');
+  // A model scrolled out of sight is still reached: focused, it comes into view and Space checks it.
+  await list.getByRole('checkbox').last().focus();
+  await page.keyboard.press('Space');
+  assert.equal(await list.getByRole('checkbox').last().isChecked(), true);
+  assert.deepEqual(problems, []);
+});

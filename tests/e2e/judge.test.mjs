@@ -288,6 +288,9 @@ test('Pick on a tile promotes it and picks in its page', async () => {
   for (const model of ['pick-page', 'judge-best']) {
     await page.getByTestId('compare-models').locator(`input[value="scripted/${model}"]`).check();
   }
+  // The long list of models scrolls in its box: the workspace keeps most of the window.
+  const workspace = await page.locator('.workspace').boundingBox();
+  assert.ok(workspace.height >= 450, `the compare list left the workspace ${workspace.height} px of 900`);
   await page.getByTestId('prompt-input').fill('three buttons');
   await page.getByTestId('run-button').click();
   await waitForStatus(page, 'done');

@@ -100,7 +100,9 @@ pub fn VariationsControl() -> impl IntoView {
                 "Compare"
             </label>
             <Show when=move || fan_out.compare.get()>
-                <div class="compare-models" data-testid="compare-models">{model_boxes}</div>
+                <div class="compare-models" data-testid="compare-models" role="group" aria-label="Models to compare">
+                    {model_boxes}
+                </div>
             </Show>
         </div>
     }
