@@ -141,7 +141,9 @@ ${toml}
 }
 
 export async function launchBrowser() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  // (`FLINT_CHROMIUM_EXTRA`: more switches, space-separated, for a benchmark's comparison.)
+  const extra = process.env.FLINT_CHROMIUM_EXTRA?.split(' ').filter(Boolean) ?? [];
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...CHROMIUM_ARGS, ...extra] });
 }
 
 /**
