@@ -2,7 +2,8 @@
 // each, a key typed every 150 ms; per script, frames over 20 ms, p95 frame and long tasks (those after
 // "done" apart). For trying a setting before building it in.
 //   CONFIGS='["", "globalThis.__flintPreviewBudgetMs=4;"]' node tests/bench/ab-init.mjs [RATE]
-//   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+//   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts, SPLIT_MS=1500: frames from then on
+//   also counted apart; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -11,7 +12,9 @@ const CONFIGS = JSON.parse(process.env.CONFIGS);
 const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
 const browser = await launchBrowser();
-const stats = CONFIGS.map(() => ({ frames: [], long: [], endLong: [] }));
+const stats = CONFIGS.map(() => ({ frames: [], late: [], long: [], endLong: [] }));
+// The frames from SPLIT_MS after the prompt is filled on are also counted apart (the start left out).
+const SPLIT_MS = Number(process.env.SPLIT_MS ?? 1500);
 for (let run = 0; run < RUNS; run++) {
   for (const [i, cfg] of CONFIGS.entries()) {
     const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: cfg });
@@ -19,11 +22,11 @@ for (let run = 0; run < RUNS; run++) {
     if (process.env.TILES) await page.getByTestId('variations-count').selectOption(process.env.TILES);
     await page.getByTestId('prompt-input').fill('a long page');
     await page.evaluate(() => {
-      const p = { frames: [], long: [], doneAt: null, run: true };
+      const p = { frames: [], long: [], doneAt: null, run: true, t0: performance.now() };
       window.__p = p;
       new PerformanceObserver((l) => { for (const e of l.getEntries()) p.long.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
       let last = performance.now();
-      const tick = (now) => { p.frames.push(now - last); last = now; if (p.run) requestAnimationFrame(tick); };
+      const tick = (now) => { p.frames.push([now - p.t0, now - last]); last = now; if (p.run) requestAnimationFrame(tick); };
       requestAnimationFrame(tick);
       const status = document.querySelector('[data-testid="stream-status"]');
       new MutationObserver(() => { if (p.doneAt === null && status.textContent.trim() === 'done') p.doneAt = performance.now(); })
@@ -35,7 +38,8 @@ for (let run = 0; run < RUNS; run++) {
     while (!done) { await page.getByTestId('prompt-input').press('x'); await Promise.race([w, new Promise((r) => setTimeout(r, 150))]); }
     await page.waitForTimeout(Number(process.env.TAIL_MS ?? 300));
     const p = await page.evaluate(() => { window.__p.run = false; return window.__p; });
-    stats[i].frames.push(...p.frames.slice(1));
+    stats[i].frames.push(...p.frames.slice(1).map(([at, gap]) => gap));
+    stats[i].late.push(...p.frames.slice(1).filter(([at]) => at >= SPLIT_MS).map(([at, gap]) => gap));
     stats[i].long.push(...p.long.map((l) => l[1]));
     stats[i].endLong.push(...p.long.filter((l) => l[0] >= p.doneAt - 50).map((l) => l[1]));
     await context.close();
@@ -45,7 +49,10 @@ for (const [i, cfg] of CONFIGS.entries()) {
   const s = stats[i];
   const f = [...s.frames].sort((a, b) => a - b);
   const p95 = f[Math.floor(0.95 * f.length)];
-  console.log(`${cfg}\n  frames ${f.length}, >20ms ${f.filter((x) => x > 20).length}, p95 ${p95.toFixed(1)}; long tasks ${s.long.length} (max ${Math.max(0, ...s.long).toFixed(0)}), after done ${s.endLong.length} sum ${s.endLong.reduce((a, b) => a + b, 0).toFixed(0)} max ${Math.max(0, ...s.endLong).toFixed(0)}`);
+  const late = [...s.late].sort((a, b) => a - b);
+  const lateP95 = late.length ? late[Math.floor(0.95 * late.length)].toFixed(1) : '–';
+  console.log(`${cfg}\n  from ${SPLIT_MS} ms on: frames ${late.length}, >20ms ${late.filter((x) => x > 20).length}, p95 ${lateP95}`);
+  console.log(`  frames ${f.length}, >20ms ${f.filter((x) => x > 20).length}, p95 ${p95.toFixed(1)}; long tasks ${s.long.length} (max ${Math.max(0, ...s.long).toFixed(0)}), after done ${s.endLong.length} sum ${s.endLong.reduce((a, b) => a + b, 0).toFixed(0)} max ${Math.max(0, ...s.endLong).toFixed(0)}`);
 }
 await browser.close();
 await gateway.stop();
