@@ -88,8 +88,6 @@ export class FlintDiff {
   dispose() {
     this.disposed = true;
     live.delete(this);
-    // The view lets go of the texts (cancelling its diff request) before they are disposed.
-    this.editor?.setModel(null);
     this.editor?.dispose();
     this.original?.dispose();
     this.modified?.dispose();

@@ -16,13 +16,15 @@
 //   ready with React: preview_live_runs.js).
 // A frame that loads again has navigated or reloaded: a runtime frame is made anew, a final frame's
 // page started again in a fresh one (`reloaded`). Only the visible frame has data-testid="preview-frame".
-// Previews (tiles) share one frame budget (`scheduler`, preview_pacing.js); console: preview_console.js.
+// Previews (tiles) share one frame budget (`scheduler`, preview_pacing.js) and the frames loaded ahead
+// (`pool`, preview_pool.js); console: preview_console.js.
 
 import { messageProblem, pickedJson } from './frame_messages.js';
 import { PreviewConsole } from './preview_console.js';
 import { FRAME_BYTES_PER_S, FRAME_MESSAGES_PER_S, Frame } from './preview_frame.js';
 import { LiveRuns } from './preview_live_runs.js';
 import { frameQueue, scheduler } from './preview_pacing.js';
+import { pool } from './preview_pool.js';
 
 export { CONSOLE_LINE_CHARS, CONSOLE_LINES_PER_S, ConsoleLimiter } from './preview_console.js'; // (for the attack tests)
 
@@ -63,6 +65,8 @@ export class FlintPreview {
     });
     this.visibility.observe(container);
     this.#newRuntime();
+    // A frame for its first finished page, if one was loaded ahead (`begin` loads the next ones).
+    this.spare = pool.take(this, 'final');
   }
 
   /** A new answer starts: its first snapshot replaces whatever the previous answer left on screen. */
@@ -156,11 +160,8 @@ export class FlintPreview {
     frame.onShown = null;
   }
 
-  /**
-   * Pick mode on the page shown (a finished page only): the person's next click there picks an
-   * element, and `onPicked(json)` gets the frame's report (the element's path, or `cancelled`).
-   * Returns false when no finished page is shown. `pick(false)` ends it.
-   */
+  /** Pick mode on the finished page shown: the next click there picks an element, and `onPicked(json)`
+   *  gets its report (its path, or `cancelled`); false when no finished page is shown. `pick(false)` ends it. */
   pick(on, onPicked) {
     const front = this.front;
     if (!front || front.kind !== 'final' || !front.shown || front.muted) return false;
@@ -175,8 +176,8 @@ export class FlintPreview {
     this.console.dispose();
     this.visibility.disconnect();
     this.disposed = true;
-    this.runtime?.discard();
-    this.spare?.discard();
+    if (!pool.park(this.runtime)) this.runtime?.discard();
+    if (!pool.park(this.spare)) this.spare?.discard();
     this.lives.prepare(null);
     for (const f of this.finals) f.discard();
   }
@@ -281,6 +282,13 @@ export class FlintPreview {
   }
 
   #newRuntime() {
+    const kept = pool.take(this, 'runtime');
+    if (kept) {
+      this.runtime = kept;
+      this.runtimeReady = kept.ready;
+      if (!this.front) this.#bringToFront(kept);
+      return;
+    }
     frameQueue.add(() => {
       if (this.disposed || this.runtime) return;
       this.runtime = new Frame(this, 'runtime');

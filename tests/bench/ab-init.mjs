@@ -3,7 +3,7 @@
 // "done" apart). For trying a setting before building it in.
 //   CONFIGS='["", "globalThis.__flintPreviewBudgetMs=4;"]' node tests/bench/ab-init.mjs [RATE]
 //   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts, SPLIT_MS=1500: frames from then on
-//   also counted apart; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+//   also counted apart; PAUSE_MS: a wait between choosing TILES and the prompt; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -20,6 +20,8 @@ for (let run = 0; run < RUNS; run++) {
     const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: cfg });
     await page.evaluate(() => window.__flint.editorReady());
     if (process.env.TILES) await page.getByTestId('variations-count').selectOption(process.env.TILES);
+    // As a person writes the prompt after choosing the count.
+    await page.waitForTimeout(Number(process.env.PAUSE_MS ?? 0));
     await page.getByTestId('prompt-input').fill('a long page');
     await page.evaluate(() => {
       const p = { frames: [], long: [], doneAt: null, run: true, t0: performance.now() };

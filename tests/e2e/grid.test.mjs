@@ -219,3 +219,33 @@ test('comparing models gets the same grid: the whole workspace, pages at 1280 sc
   assert.equal(await tiles.locator('.tile-model').count(), 0, 'a compared tile repeats its model under its name');
   assert.deepEqual(problems, []);
 });
+
+test('the tiles\' frames load while the prompt is written, and the next run\'s tiles take them back', async () => {
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await page.getByTestId('variations-count').selectOption('4');
+  // Four streaming frames and four for the finished pages, loaded out of sight before the Run key.
+  const parked = page.locator('.preview-parking iframe');
+  await assertEventually(async () => (await parked.count()) === 8, 'the tiles\' frames were not loaded ahead');
+  await parked.evaluateAll((els) => els.forEach((el) => el.setAttribute('data-ahead', '')));
+  const streaming = (tiles) => tiles.evaluateAll((els) => els.map((t) => t.querySelector('iframe[title="Preview"]')?.hasAttribute('data-ahead')));
+
+  let tiles = await fanOut(page, 4);
+  assert.deepEqual(await streaming(tiles), [true, true, true, true], 'a tile made its frame at the Run key');
+  await waitForStatus(page, 'done');
+  // Each finished page ran in a frame of its own, loaded ahead too; it is never kept after.
+  await assertEventually(async () => (await tiles.evaluateAll((els) => els.filter((t) =>
+    t.querySelector('iframe[data-testid="preview-frame"][title="Preview (running)"][data-ahead]')).length)) === 4,
+  'a finished page did not run in a frame loaded ahead');
+  assert.equal(await parked.count(), 0, 'frames were left over');
+
+  // The next run: its tiles stream into the same four frames, each showing its own new page.
+  tiles = await fanOut(page, 4, 'scripted/variant@40');
+  assert.deepEqual(await streaming(tiles), [true, true, true, true], 'the next run made new streaming frames');
+  await waitForStatus(page, 'done', 30_000);
+  for (const tile of await tiles.all()) {
+    await tile.frameLocator('[data-testid="preview-frame"]').locator('body').filter({ hasText: /\S/ }).waitFor({ timeout: 10_000 });
+  }
+  assert.equal(await page.locator('iframe[title="Preview (running)"][data-ahead]').count(), 0,
+    'a frame that ran a page was kept for another');
+  assert.deepEqual(problems, []);
+});

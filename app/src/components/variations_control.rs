@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::context::{FanOut, ModelChoice};
+use crate::interop::preview::prepare_frames;
 use crate::variations::{MAX_COMPARED, MAX_VARIATIONS};
 
 /// "Variations 1–10" and a Compare toggle that lists the usable models to race (2–4).
@@ -23,6 +24,16 @@ pub fn VariationsControl() -> impl IntoView {
             .into_iter()
             .filter(|m| m.available)
     };
+    // The tiles' frames load while the person writes the prompt, not after the Run key (once per
+    // count chosen: a run's tiles hand their streaming frames to the next run's).
+    let tiles = Memo::new(move |_| {
+        if fan_out.compare.get() { fan_out.compared.with(Vec::len) } else { usize::from(fan_out.count.get()) }
+    });
+    Effect::new(move |_| {
+        if tiles.get() > 1 {
+            prepare_frames(tiles.get());
+        }
+    });
     let toggle = move |id: String, on: bool| {
         fan_out.compared.update(|list| {
             list.retain(|m| *m != id);

@@ -83,6 +83,18 @@ extern "C" {
     type HiddenRun;
 }
 
+#[wasm_bindgen(module = "/js/preview_pool.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = prepareFrames)]
+    fn prepare_frames_js(count: u32, runtime_url: &str);
+}
+
+/// Loads preview frames ahead for `count` tiles, kept for the tiles' previews when they are made
+/// (making them at the Run key was half of ten tiles' long frames).
+pub fn prepare_frames(count: usize) {
+    prepare_frames_js(u32::try_from(count).unwrap_or(u32::MAX), RUNTIME_URL);
+}
+
 #[wasm_bindgen(module = "/js/preview.js")]
 extern "C" {
     /// The JS side of the preview.
