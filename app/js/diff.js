@@ -4,10 +4,10 @@
 import { loadMonaco } from './monaco.js';
 
 // Monaco's diff view asks its editor worker for the diff; when the worker no longer holds the two
-// texts (it is stopped whenever the page holds no model for a moment, and a request can fall in that
-// gap) the view's own promise rejects with this message, uncaught inside Monaco, and the diff is never
-// drawn. Seen once in CI (judge's Fix test). Each live view recomputes instead, and the rejection,
-// which only ever means that, is not reported as the page's error.
+// texts (Monaco stops it, for one, whenever the page holds no model for a moment, and a request can
+// fall in that gap) the view's own promise rejects with this message, uncaught inside Monaco, and the
+// diff is never drawn. Seen once in CI (judge's Fix test). Each live view computes again instead, and
+// the rejection, which only ever means that, is not reported as the page's error.
 const LOST_DIFF = 'no diff result available';
 const live = new Set();
 globalThis.addEventListener?.('unhandledrejection', (event) => {
