@@ -6,6 +6,7 @@
 // new preview takes them. Only a frame in which nothing but Flint's runtime ever ran is kept: a
 // runtime frame (inert snapshots only; emptied when parked) or a final frame never given a page.
 // Frames are moved with `moveBefore`, which keeps an iframe loaded; a browser without it keeps none.
+import { messageProblem } from './frame_messages.js';
 import { Frame } from './preview_frame.js';
 import { frameQueue } from './preview_pacing.js';
 
@@ -13,13 +14,13 @@ import { frameQueue } from './preview_pacing.js';
 const MAX_KEPT = 10;
 const canMove = typeof Element !== 'undefined' && typeof Element.prototype.moveBefore === 'function';
 
-// The owner of parked frames (in place of a preview): hears only that a frame is ready, and lets
-// go of a frame that loads again.
+// The owner of parked frames (in place of a preview): hears only that a frame is ready (a message
+// checked against the frames' table like any other), and lets go of a frame that loads again.
 const parked = {
   container: null,
   runtimeUrl: null,
   receive(frame, data) {
-    if (data?.flint === 'ready') frame.ready = true;
+    if (messageProblem(data) === null && data.flint === 'ready') frame.ready = true;
   },
   reloaded(frame) {
     pool.drop(frame);
