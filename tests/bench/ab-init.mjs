@@ -3,7 +3,9 @@
 // "done" apart). For trying a setting before building it in.
 //   CONFIGS='["", "globalThis.__flintPreviewBudgetMs=4;"]' node tests/bench/ab-init.mjs [RATE]
 //   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts, SPLIT_MS=1500: frames from then on
-//   also counted apart; PAUSE_MS: a wait between choosing TILES and the prompt; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e)
+//   also counted apart; PAUSE_MS: a wait between choosing TILES and the prompt; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e).
+//   With TILES, the frames while every tile streams (from STREAM_FROM_MS=500 after the prompt to the
+//   first tile's end) are counted apart too: the start (tiles made) and the end (pages run) left out.
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -12,7 +14,8 @@ const CONFIGS = JSON.parse(process.env.CONFIGS);
 const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
 const browser = await launchBrowser();
-const stats = CONFIGS.map(() => ({ frames: [], late: [], long: [], endLong: [] }));
+const stats = CONFIGS.map(() => ({ frames: [], late: [], streaming: [], long: [], endLong: [] }));
+const STREAM_FROM_MS = Number(process.env.STREAM_FROM_MS ?? 500);
 // The frames from SPLIT_MS after the prompt is filled on are also counted apart (the start left out).
 const SPLIT_MS = Number(process.env.SPLIT_MS ?? 1500);
 for (let run = 0; run < RUNS; run++) {
@@ -24,7 +27,7 @@ for (let run = 0; run < RUNS; run++) {
     await page.waitForTimeout(Number(process.env.PAUSE_MS ?? 0));
     await page.getByTestId('prompt-input').fill('a long page');
     await page.evaluate(() => {
-      const p = { frames: [], long: [], doneAt: null, run: true, t0: performance.now() };
+      const p = { frames: [], long: [], doneAt: null, firstEnd: null, run: true, t0: performance.now() };
       window.__p = p;
       new PerformanceObserver((l) => { for (const e of l.getEntries()) p.long.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
       let last = performance.now();
@@ -33,6 +36,15 @@ for (let run = 0; run < RUNS; run++) {
       const status = document.querySelector('[data-testid="stream-status"]');
       new MutationObserver(() => { if (p.doneAt === null && status.textContent.trim() === 'done') p.doneAt = performance.now(); })
         .observe(status, { subtree: true, childList: true, characterData: true });
+      // The first tile to leave "streaming" (done, cancelled, error) after tiles were seen streaming.
+      let streamed = false;
+      new MutationObserver(() => {
+        const tiles = [...document.querySelectorAll('[data-testid="variation-tile"]')];
+        streamed ||= tiles.some((t) => t.dataset.status === 'streaming');
+        if (streamed && p.firstEnd === null && tiles.some((t) => ['done', 'cancelled', 'error'].includes(t.dataset.status))) {
+          p.firstEnd = performance.now() - p.t0;
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'] });
     });
     await runPrompt(page, `scripted/large@${RATE}`, 'a long page');
     let done = false;
@@ -42,6 +54,9 @@ for (let run = 0; run < RUNS; run++) {
     const p = await page.evaluate(() => { window.__p.run = false; return window.__p; });
     stats[i].frames.push(...p.frames.slice(1).map(([at, gap]) => gap));
     stats[i].late.push(...p.frames.slice(1).filter(([at]) => at >= SPLIT_MS).map(([at, gap]) => gap));
+    if (p.firstEnd !== null) {
+      stats[i].streaming.push(...p.frames.slice(1).filter(([at]) => at >= STREAM_FROM_MS && at < p.firstEnd).map(([at, gap]) => gap));
+    }
     stats[i].long.push(...p.long.map((l) => l[1]));
     stats[i].endLong.push(...p.long.filter((l) => l[0] >= p.doneAt - 50).map((l) => l[1]));
     await context.close();
@@ -54,6 +69,10 @@ for (const [i, cfg] of CONFIGS.entries()) {
   const late = [...s.late].sort((a, b) => a - b);
   const lateP95 = late.length ? late[Math.floor(0.95 * late.length)].toFixed(1) : '–';
   console.log(`${cfg}\n  from ${SPLIT_MS} ms on: frames ${late.length}, >20ms ${late.filter((x) => x > 20).length}, p95 ${lateP95}`);
+  if (s.streaming.length) {
+    const st = [...s.streaming].sort((a, b) => a - b);
+    console.log(`  while every tile streams: frames ${st.length}, >20ms ${st.filter((x) => x > 20).length}, p95 ${st[Math.floor(0.95 * st.length)].toFixed(1)}`);
+  }
   console.log(`  frames ${f.length}, >20ms ${f.filter((x) => x > 20).length}, p95 ${p95.toFixed(1)}; long tasks ${s.long.length} (max ${Math.max(0, ...s.long).toFixed(0)}), after done ${s.endLong.length} sum ${s.endLong.reduce((a, b) => a + b, 0).toFixed(0)} max ${Math.max(0, ...s.endLong).toFixed(0)}`);
 }
 await browser.close();
