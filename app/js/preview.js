@@ -75,6 +75,7 @@ export class FlintPreview {
     this.lives.begin();
     // A finished page still waiting for its frame belongs to the previous answer.
     this.runs++;
+    this.#supersede();
     // Its finished page will need a frame: load one while the answer streams.
     frameQueue.add(() => {
       if (!this.disposed && !this.spare) this.spare = new Frame(this, 'final');
@@ -117,6 +118,7 @@ export class FlintPreview {
     this.newAnswer = false;
     this.lives.running(live);
     const run = ++this.runs;
+    this.#supersede();
     if (this.spare) {
       // No frame to create: the page is written as soon as the spare frame is ready.
       this.#runNow(doc, onShown);
@@ -147,6 +149,7 @@ export class FlintPreview {
     this.newAnswer = false;
     this.lives.running(live);
     frame.run = ++this.runs;
+    this.#supersede();
     this.#dropPending();
     if (!this.finals.includes(frame)) this.finals.push(frame);
     this.lives.started(frame);
@@ -306,6 +309,12 @@ export class FlintPreview {
     this.sent = null;
     if (this.front === frame) this.front = null;
     this.#newRuntime();
+  }
+
+  // Earlier runs' callbacks are never called from now on (the app drops a run's closure when the
+  // next replaces it), though their frames may load before the new run's starts (`frameQueue`).
+  #supersede() {
+    for (const frame of this.finals) frame.onShown = null;
   }
 
   #dropPending() {

@@ -1,7 +1,8 @@
 // The preview runtime on its own, for the tests and benchmarks of it: the files of public/ served
 // from a folder (another build's with `PUB=DIR`), a host page that plays the app's side (frames
 // that load preview.html, each given a port, `send` waiting for `applied`), and Chromium on it.
-import { readFileSync } from 'node:fs';
+// app/js's modules are served under /app-js/ for tests that drive the app's side itself.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { launchBrowser } from './harness.mjs';
@@ -41,6 +42,10 @@ window.post = (i, message) => frames_[i].port.postMessage(message);
 export async function startFrameHost(publicDir = join(ROOT, 'public')) {
   const files = Object.fromEntries(NAMES.map((n) => [`/${n}`, join(publicDir, n)]));
   files['/idiomorph.min.js'] = join(ROOT, 'node_modules/idiomorph/dist/idiomorph.min.js');
+  // The app's own modules, for tests that drive its side (preview.js) rather than play it.
+  for (const name of readdirSync(join(ROOT, 'app/js')).filter((n) => n.endsWith('.js'))) {
+    files[`/app-js/${name}`] = join(ROOT, 'app/js', name);
+  }
   const server = createServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (path === '/host.html') {
