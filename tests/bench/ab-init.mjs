@@ -5,7 +5,8 @@
 //   (RUNS=6, TILES, TAIL_MS=300: how long after "done" counts, SPLIT_MS=1500: frames from then on
 //   also counted apart; PAUSE_MS: a wait between choosing TILES and the prompt; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e).
 //   With TILES, the frames while every tile streams (from STREAM_FROM_MS=500 after the prompt to the
-//   first tile's end) are counted apart too: the start (tiles made) and the end (pages run) left out.
+//   first tile's end) are counted apart too: the start (tiles made) and the end (pages run) left out;
+//   and the end (from the first tile's end on) apart again.
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream, waitForStatus } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -14,7 +15,7 @@ const CONFIGS = JSON.parse(process.env.CONFIGS);
 const upstream = await startUpstream();
 const gateway = await startGateway({ upstreamUrl: upstream.url, models: [`large@${RATE}`] });
 const browser = await launchBrowser();
-const stats = CONFIGS.map(() => ({ frames: [], late: [], streaming: [], long: [], endLong: [] }));
+const stats = CONFIGS.map(() => ({ frames: [], late: [], streaming: [], ending: [], long: [], endLong: [] }));
 const STREAM_FROM_MS = Number(process.env.STREAM_FROM_MS ?? 500);
 // The frames from SPLIT_MS after the prompt is filled on are also counted apart (the start left out).
 const SPLIT_MS = Number(process.env.SPLIT_MS ?? 1500);
@@ -56,6 +57,7 @@ for (let run = 0; run < RUNS; run++) {
     stats[i].late.push(...p.frames.slice(1).filter(([at]) => at >= SPLIT_MS).map(([at, gap]) => gap));
     if (p.firstEnd !== null) {
       stats[i].streaming.push(...p.frames.slice(1).filter(([at]) => at >= STREAM_FROM_MS && at < p.firstEnd).map(([at, gap]) => gap));
+      stats[i].ending.push(...p.frames.slice(1).filter(([at]) => at >= p.firstEnd).map(([at, gap]) => gap));
     }
     stats[i].long.push(...p.long.map((l) => l[1]));
     stats[i].endLong.push(...p.long.filter((l) => l[0] >= p.doneAt - 50).map((l) => l[1]));
@@ -72,6 +74,8 @@ for (const [i, cfg] of CONFIGS.entries()) {
   if (s.streaming.length) {
     const st = [...s.streaming].sort((a, b) => a - b);
     console.log(`  while every tile streams: frames ${st.length}, >20ms ${st.filter((x) => x > 20).length}, p95 ${st[Math.floor(0.95 * st.length)].toFixed(1)}`);
+    const en = [...s.ending].sort((a, b) => a - b);
+    if (en.length) console.log(`  from the first tile's end on: frames ${en.length}, >20ms ${en.filter((x) => x > 20).length}, p95 ${en[Math.floor(0.95 * en.length)].toFixed(1)}, longest ${en[en.length - 1].toFixed(1)}`);
   }
   console.log(`  frames ${f.length}, >20ms ${f.filter((x) => x > 20).length}, p95 ${p95.toFixed(1)}; long tasks ${s.long.length} (max ${Math.max(0, ...s.long).toFixed(0)}), after done ${s.endLong.length} sum ${s.endLong.reduce((a, b) => a + b, 0).toFixed(0)} max ${Math.max(0, ...s.endLong).toFixed(0)}`);
 }
