@@ -2,7 +2,8 @@
 // from the key's event time until "cancelled" was set and painted, the long tasks around it, and
 // where the main thread's time went between the key and the paint (CPU profile, self time).
 //   node tests/bench/escape.mjs [RATE] [TILES]   (default 10000 tok/s, 1; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e;
-//   FLINT_BENCH_FIXTURE: the answer streamed, default large, e.g. react-large)
+//   FLINT_BENCH_FIXTURE: the answer streamed, default large, e.g. react-large; INCLUSIVE=1: time per
+//   function with its callees too)
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -14,11 +15,15 @@ const gateway = await startGateway({ upstreamUrl: upstream.url, models: [MODEL] 
 const browser = await launchBrowser();
 
 const totals = new Map();
+// INCLUSIVE=1: also each function's time with what it called (who the time was spent for).
+const inclusive = new Map();
+// STACK_OF=name: the call chains through that function.
+const stacks = new Map();
 const results = [];
 for (let run = 0; run < RUNS; run++) {
   const { page, context } = await openFlint(browser, gateway.url, '/', { initScript: process.env.FLINT_INIT ?? '' });
   await page.evaluate(() => window.__flint.editorReady());
-  if (TILES > 1) await page.getByTestId('variations-count').fill(String(TILES));
+  if (TILES > 1) await page.getByTestId('variations-count').selectOption(String(TILES));
   await page.evaluate(() => {
     const probe = { tasks: [], key: null, setAt: null, painted: null };
     window.__esc = probe;
@@ -60,6 +65,9 @@ for (let run = 0; run < RUNS; run++) {
   console.log(`run ${run}: status set +${set.toFixed(1)} ms, painted +${painted.toFixed(1)} ms; long tasks:`,
     near.map((t) => `${(t.at - p.key).toFixed(0)}:+${t.ms.toFixed(0)}`).join(' ') || 'none');
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
+  const label = (f) => `${f.functionName || '(anon)'} (${(f.url || '').split('/').pop()}:${f.lineNumber})`;
   let t = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     t += (profile.timeDeltas[i] ?? 0) / 1000;
@@ -68,8 +76,15 @@ for (let run = 0; run < RUNS; run++) {
     if (at < p.key || at > (process.env.WINDOW_MS ? p.key + Number(process.env.WINDOW_MS) : p.painted)) continue;
     const f = nodes.get(profile.samples[i])?.callFrame;
     if (!f) continue;
-    const key = `${f.functionName || '(anon)'} (${(f.url || '').split('/').pop()}:${f.lineNumber})`;
+    const key = label(f);
     totals.set(key, (totals.get(key) ?? 0) + ms / RUNS);
+    const seen = new Set();
+    for (let id = profile.samples[i]; id !== undefined; id = parents.get(id)) seen.add(label(nodes.get(id).callFrame));
+    for (const k of seen) inclusive.set(k, (inclusive.get(k) ?? 0) + ms / RUNS);
+    if (process.env.STACK_OF && [...seen].some((k) => k.startsWith(process.env.STACK_OF))) {
+      const chain = [...seen].reverse().map((k) => k.split(' (')[0]).join(' > ');
+      stacks.set(chain, (stacks.get(chain) ?? 0) + ms / RUNS);
+    }
   }
   await context.close();
 }
@@ -77,6 +92,11 @@ results.sort((a, b) => a - b);
 console.log(`Esc → cancelled painted: p50 ${results[Math.floor(results.length / 2)].toFixed(1)} ms, max ${results.at(-1).toFixed(1)} ms`);
 console.log('self time per run between the key and the paint:');
 for (const [k, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
+for (const [k, ms] of [...stacks].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
+if (process.env.INCLUSIVE) {
+  console.log('inclusive time per run between the key and the paint:');
+  for (const [k, ms] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
+}
 await browser.close();
 await gateway.stop();
 upstream.stop();
