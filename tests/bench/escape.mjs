@@ -3,7 +3,9 @@
 // where the main thread's time went between the key and the paint (CPU profile, self time).
 //   node tests/bench/escape.mjs [RATE] [TILES]   (default 10000 tok/s, 1; FLINT_DIST, FLINT_GATEWAY_BIN as for e2e;
 //   FLINT_BENCH_FIXTURE: the answer streamed, default large, e.g. react-large; INCLUSIVE=1: time per
-//   function with its callees too)
+//   function with its callees too; STACK_OF=name, STACKS=5: the call chains through a function; PRE_MS:
+//   the window starts that long before the key, WINDOW_MS: it ends that long after it, not at the paint.
+//   The profile's clock is matched to the page's by one evaluate: off by a few ms)
 import { launchBrowser, openFlint, runPrompt, startGateway, startUpstream } from '../e2e/harness.mjs';
 
 const RATE = Number(process.argv[2] ?? 10_000);
@@ -73,7 +75,7 @@ for (let run = 0; run < RUNS; run++) {
     t += (profile.timeDeltas[i] ?? 0) / 1000;
     const at = profileStart + t;
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
-    if (at < p.key || at > (process.env.WINDOW_MS ? p.key + Number(process.env.WINDOW_MS) : p.painted)) continue;
+    if (at < p.key - Number(process.env.PRE_MS ?? 0) || at > (process.env.WINDOW_MS ? p.key + Number(process.env.WINDOW_MS) : p.painted)) continue;
     const f = nodes.get(profile.samples[i])?.callFrame;
     if (!f) continue;
     const key = label(f);
@@ -92,7 +94,7 @@ results.sort((a, b) => a - b);
 console.log(`Esc → cancelled painted: p50 ${results[Math.floor(results.length / 2)].toFixed(1)} ms, max ${results.at(-1).toFixed(1)} ms`);
 console.log('self time per run between the key and the paint:');
 for (const [k, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
-for (const [k, ms] of [...stacks].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
+for (const [k, ms] of [...stacks].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.STACKS ?? 5))) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
 if (process.env.INCLUSIVE) {
   console.log('inclusive time per run between the key and the paint:');
   for (const [k, ms] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`  ${ms.toFixed(1)} ms  ${k}`);
