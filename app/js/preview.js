@@ -74,8 +74,7 @@ export class FlintPreview {
     this.newAnswer = true;
     this.lives.begin();
     // A finished page still waiting for its frame belongs to the previous answer.
-    this.runs++;
-    this.#supersede();
+    this.#newRun();
     // Its finished page will need a frame: load one while the answer streams.
     frameQueue.add(() => {
       if (!this.disposed && !this.spare) this.spare = new Frame(this, 'final');
@@ -117,8 +116,7 @@ export class FlintPreview {
   run(doc, onShown, live = false) {
     this.newAnswer = false;
     this.lives.running(live);
-    const run = ++this.runs;
-    this.#supersede();
+    const run = this.#newRun();
     if (this.spare) {
       // No frame to create: the page is written as soon as the spare frame is ready.
       this.#runNow(doc, onShown);
@@ -148,8 +146,7 @@ export class FlintPreview {
   adopt(frame, live) {
     this.newAnswer = false;
     this.lives.running(live);
-    frame.run = ++this.runs;
-    this.#supersede();
+    frame.run = this.#newRun();
     this.#dropPending();
     if (!this.finals.includes(frame)) this.finals.push(frame);
     this.lives.started(frame);
@@ -311,10 +308,12 @@ export class FlintPreview {
     this.#newRuntime();
   }
 
-  // Earlier runs' callbacks are never called from now on (the app drops a run's closure when the
-  // next replaces it), though their frames may load before the new run's starts (`frameQueue`).
-  #supersede() {
+  // A new run supersedes the earlier ones: their callbacks are never called from now on (the app
+  // drops a run's closure when the next replaces it), though their frames may load before the new
+  // run's starts (`frameQueue`).
+  #newRun() {
     for (const frame of this.finals) frame.onShown = null;
+    return ++this.runs;
   }
 
   #dropPending() {
