@@ -283,6 +283,8 @@ export class FlintEditor {
 
   dispose() {
     this.disposed = true;
+    // A hand-over still waiting (its model built, not yet shown) finds itself superseded.
+    this.handoffs++;
     if (this.frame) cancelAnimationFrame(this.frame);
     this.editor?.dispose();
     this.model?.dispose();
