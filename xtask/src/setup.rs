@@ -105,9 +105,15 @@ pub fn ensure_alongside(needs: Needs, alongside: impl FnOnce() -> Result<()>) ->
             });
             fetched.inspect_err(say_now)
         });
-        // wasm-bindgen-cli's build beside `alongside`'s: each fills the other's idle core (a build
-        // script configuring, a crate that compiles alone, a link).
-        let tools = scope.spawn(|| wasm_target().and_then(|()| wasm_bindgen()).inspect_err(say_now));
+        // The tools' builds beside `alongside`'s: each fills the other's idle core (a build script
+        // configuring, a crate that compiles alone, a link). The app's build needs only
+        // `flint-bindgen`; the tests also run wasm-bindgen-cli's test runner.
+        let tools = scope.spawn(move || {
+            wasm_target()
+                .and_then(|()| bindgen_tool().map(drop))
+                .and_then(|()| if needs.browser { wasm_bindgen() } else { Ok(()) })
+                .inspect_err(say_now)
+        });
         let built = alongside();
         let tools = tools.join().unwrap_or_else(|_| bail!("the tools thread panicked"));
         let model = downloads.join().unwrap_or_else(|_| bail!("the download thread panicked"));
@@ -260,6 +266,20 @@ pub fn locked_wasm_bindgen() -> Result<String> {
     bail!("Cargo.lock has no wasm-bindgen entry")
 }
 
+/// `xtask/bindgen`, built if it is not (cargo's own check, a fraction of a second when it is), and
+/// the path of its binary: wasm-bindgen's library without the CLI's test runner and servers.
+pub fn bindgen_tool() -> Result<PathBuf> {
+    let target = target_dir().join("bindgen");
+    let manifest = root().join("xtask/bindgen/Cargo.toml");
+    let mut cargo = Command::new("cargo");
+    cargo.args(["build", "--release", "--locked", "--quiet", "--manifest-path"]).arg(&manifest);
+    cargo.arg("--target-dir").arg(&target);
+    // Its own target folder: the workspace's is locked by the gateway's build beside it.
+    run(&mut cargo).context("building xtask/bindgen (wasm-bindgen for the app)")?;
+    Ok(target.join("release").join(format!("flint-bindgen{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// wasm-bindgen-cli, for its test runner (`cargo xtask test` runs the worker's tests in Chromium).
 fn wasm_bindgen() -> Result<()> {
     let want = locked_wasm_bindgen()?;
     let have = output("wasm-bindgen", &["--version"]).unwrap_or_default();
@@ -268,7 +288,7 @@ fn wasm_bindgen() -> Result<()> {
     }
     // Not --locked: one of its locked dependencies is missing from the registry.
     println!("setup: installing wasm-bindgen-cli {want} to match Cargo.lock (a few minutes, once)");
-    // Release (it rewrites every build's wasm) but without LTO.
+    // Release (it runs every test build's wasm) but without LTO.
     run(quick_build(Command::new("cargo").args(["install", "--force", &format!("wasm-bindgen-cli@{want}")])))
 }
 
@@ -286,4 +306,19 @@ fn npm_packages() -> Result<()> {
         "setup: installing npm packages from package-lock.json (monaco-editor, idiomorph, binaryen, playwright-core)"
     );
     run(Command::new("npm").args(["ci", "--no-audit", "--no-fund"]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `xtask/bindgen` must bind with the wasm-bindgen the app links: the generated glue and the
+    /// wasm's schema must agree, and a mismatch fails only when the app is built.
+    #[test]
+    fn bindgen_tool_matches_the_locked_wasm_bindgen() {
+        let manifest = std::fs::read_to_string(root().join("xtask/bindgen/Cargo.toml")).unwrap();
+        let table: toml::Table = toml::from_str(&manifest).unwrap();
+        let pinned = table["dependencies"]["wasm-bindgen-cli-support"].as_str().unwrap();
+        assert_eq!(pinned, format!("={}", locked_wasm_bindgen().unwrap()));
+    }
 }
