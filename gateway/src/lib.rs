@@ -20,6 +20,7 @@ use axum::routing::{delete, get, post};
 use tower_http::trace::TraceLayer;
 
 pub mod access;
+pub mod allocator;
 pub mod auth;
 pub mod clock;
 pub mod config;

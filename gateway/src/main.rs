@@ -10,11 +10,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use flint_gateway::config::Config;
-use flint_gateway::{AppState, app, auth, logging, metrics_app, serve};
+use flint_gateway::{AppState, allocator, app, auth, logging, metrics_app, serve};
 use tokio_util::sync::CancellationToken;
 
-// jemalloc by default (`alloc-jemalloc`, with its purging thread: memory goes back to the system
-// after a load); mimalloc or the system's when built for them (`bench/scale-issue13.md` compares them).
+// The system's allocator by default, trimmed after loads (`allocator::trim_after_loads`); jemalloc or
+// mimalloc when built for them (`bench/scale.md`, `bench/scale-issue13.md` compare them).
 #[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
 compile_error!("choose one allocator: alloc-mimalloc or alloc-jemalloc, not both");
 #[cfg(feature = "alloc-mimalloc")]
@@ -154,6 +154,7 @@ async fn main() -> ExitCode {
     }
     let shutdown = state.shutdown().clone();
     let stop_accepting = CancellationToken::new();
+    tokio::spawn(allocator::trim_after_loads(state.metrics().clone(), shutdown.clone()));
     let drain =
         tokio::spawn(drain_on_signal(state.clone(), stop_accepting.clone(), config.server.drain_secs));
     let limits = serve::ConnectionLimits {

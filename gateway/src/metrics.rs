@@ -123,6 +123,11 @@ impl Metrics {
         }
     }
 
+    /// The load now: open sockets and running streams ([`crate::allocator::Trim`] reads it).
+    pub fn load(&self) -> [i64; 2] {
+        [self.sockets_open.get(), self.streams_running.get()]
+    }
+
     /// A tab connected (its socket opened).
     pub fn socket_opened(&self) {
         self.sockets_open.inc();

@@ -1,13 +1,13 @@
 //! `cargo xtask bench scale [--baseline REV]`: the gateway at thousands of sockets and streams.
 //!
 //! Without `--baseline`: builds the gateway (release, without the embedded model: the scripted
-//! upstream is the provider) with the system allocator, `alloc-mimalloc` and `alloc-jemalloc` (the
-//! default build's), keeps each binary under its own name (the builds share one target folder),
+//! upstream is the provider) with the system allocator (the default build's, trimmed after loads),
+//! `alloc-mimalloc` and `alloc-jemalloc`, keeps each binary under its own name (the builds share one target folder),
 //! then runs `gateway/examples/scale` against all three in one run so the allocators are measured
 //! side by side.
 //!
 //! With `--baseline REV`: this checkout and REV (checked out under
-//! `target/bench-baseline/<hash>/src`), both with jemalloc as shipped, every stream point run by
+//! `target/bench-baseline/<hash>/src`), each with its allocator as shipped, every stream point run by
 //! both, each pair one after the other. Results in `bench/scale.md`.
 //! Other arguments after `scale` go to the load generator (`--streams 100,1000`, `--settle-secs 10`…).
 
@@ -57,6 +57,23 @@ fn build(dir: &Path, label: &str, feature: Option<&str>, kept: &Path) -> Result<
     Ok(format!("{label}={}", bin.display()))
 }
 
+/// The allocator feature the checkout at `dir` builds by default (`alloc-…` in the gateway's
+/// `default` features), if any: before 2026-12-02 it was jemalloc.
+fn shipped_allocator(dir: &Path) -> Result<Option<String>> {
+    let manifest = dir.join("gateway/Cargo.toml");
+    let text =
+        std::fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("parsing {}", manifest.display()))?;
+    let defaults = table.get("features").and_then(|f| f.get("default")).and_then(|d| d.as_array());
+    Ok(defaults
+        .into_iter()
+        .flatten()
+        .filter_map(|feature| feature.as_str())
+        .find(|feature| feature.starts_with("alloc-"))
+        .map(str::to_owned))
+}
+
 /// REV checked out (once) under `target/bench-baseline/<hash>/src`.
 fn checkout(rev: &str) -> Result<(String, PathBuf)> {
     let hash = crate::bench_browser::short_hash(rev)?;
@@ -81,8 +98,9 @@ pub fn scale(args: &[String]) -> Result<()> {
         Some(rev) => {
             let (hash, src) = checkout(rev)?;
             // `run` runs in this checkout; the baseline is built from its own.
-            gateways.push(build(&root(), "this", Some("alloc-jemalloc"), &kept)?);
-            gateways.push(build(&src, &format!("base-{hash}"), Some("alloc-jemalloc"), &kept)?);
+            gateways.push(build(&root(), "this", shipped_allocator(&root())?.as_deref(), &kept)?);
+            let base_allocator = shipped_allocator(&src)?;
+            gateways.push(build(&src, &format!("base-{hash}"), base_allocator.as_deref(), &kept)?);
             // Every stream point for both builds, unless the arguments say otherwise.
             if !extra.iter().any(|a| a == "--compare") {
                 let points = extra

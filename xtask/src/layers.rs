@@ -181,20 +181,30 @@ fn strongly_connected(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSe
 pub fn check_crate(dir: &Path) -> Result<Vec<Circle>> {
     let src = dir.join("src");
     let mut files = Vec::new();
-    let mut pending = vec![src.clone()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
-            let path = entry?.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let source = std::fs::read_to_string(&path)?;
-                files.push((path.strip_prefix(&src)?.to_path_buf(), source));
-            }
-        }
+    for (path, source) in rust_files(&src)? {
+        files.push((path.strip_prefix(&src)?.to_path_buf(), source));
     }
     let files: Vec<(&Path, &str)> = files.iter().map(|(p, s)| (p.as_path(), s.as_str())).collect();
     Ok(circles(&files))
+}
+
+/// Every `.rs` file under `dir` with its text (build output and npm's folders left out).
+pub fn rust_files(dir: &Path) -> Result<Vec<(std::path::PathBuf, String)>> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let path = entry?.path();
+            let name = path.file_name().unwrap_or_default();
+            if path.is_dir() && name != "target" && name != "node_modules" {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let source = std::fs::read_to_string(&path)?;
+                files.push((path, source));
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// The workspace's crates whose modules must not form circles.
