@@ -151,9 +151,10 @@ impl Inner {
         let stream = self.with_lane(target, |lane| lane.stream()).flatten();
         if let PreviewChange::Run(_) | PreviewChange::RunApp(_) | PreviewChange::Live(_) = change {
             // A page that runs (a finished one, or a React project's as it streams) is written,
-            // run (and a finished one checked) after the next frame has painted: it parses and
-            // runs in this thread (its sandboxed frames share the app's process), and "done",
-            // "cancelled" or a typed key should not wait behind it. A newer run by then wins.
+            // run (and a finished one checked) after the next frame has painted: making its frame
+            // and posting the whole page cost this thread (Chromium runs the sandboxed frames in
+            // a renderer process of their own, as traces show), and "done", "cancelled" or a
+            // typed key should not wait behind it. A newer run by then wins.
             let weak = Rc::downgrade(self);
             crate::interop::after_paint(move || {
                 let Some(inner) = weak.upgrade() else { return };
