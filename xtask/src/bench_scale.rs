@@ -2,9 +2,9 @@
 //!
 //! Without `--baseline`: builds the gateway (release, without the embedded model: the scripted
 //! upstream is the provider) with the system allocator (the default build's, trimmed after loads),
-//! `alloc-mimalloc` and `alloc-jemalloc`, keeps each binary under its own name (the builds share one target folder),
-//! then runs `gateway/examples/scale` against all three in one run so the allocators are measured
-//! side by side.
+//! `alloc-mimalloc` and `alloc-jemalloc`, keeps each binary under its own name (the builds share
+//! one target folder), then runs `gateway/examples/scale` against all three in one run so the
+//! allocators are measured side by side.
 //!
 //! With `--baseline REV`: this checkout and REV (checked out under
 //! `target/bench-baseline/<hash>/src`), each with its allocator as shipped, every stream point run by

@@ -1,7 +1,8 @@
 //! Imports run one way: in each crate, within each module, the children's subtrees must not use
 //! each other in a circle (`a` uses `b`, `b` uses `a`, possibly through others). A circle makes two
 //! modules one in all but name: neither can be read, tested or replaced alone. Checked by
-//! `cargo xtask lint` and, on the workspace's own crates, by this module's tests.
+//! `cargo xtask lint` and, on the workspace's own crates, by this module's tests. The same lint
+//! keeps `unsafe` code to the one file reviewed for it ([`unsafe_only_where_reviewed`]).
 //!
 //! The check reads paths, not types: `crate::a::b`, `super::x`, `self::x` outside comments and
 //! outside `#[cfg(test)]` modules (tests may reach anywhere). A path names the longest module it
@@ -210,6 +211,36 @@ pub fn rust_files(dir: &Path) -> Result<Vec<(std::path::PathBuf, String)>> {
 /// The workspace's crates whose modules must not form circles.
 pub const CRATES: &[&str] = &["app", "gateway", "worker", "protocol", "tests/upstream", "xtask"];
 
+/// The one file allowed `unsafe` code (the workspace denies it): glibc's `malloc_trim`.
+const UNSAFE_ALLOWED_IN: &str = "gateway/src/allocator.rs";
+
+/// Fails when a file of the workspace at `root` other than [`UNSAFE_ALLOWED_IN`] loosens the
+/// `unsafe_code` lint.
+pub fn unsafe_only_where_reviewed(root: &Path) -> Result<()> {
+    let mut found = Vec::new();
+    for name in CRATES {
+        for (path, source) in rust_files(&root.join(name))? {
+            let relative = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
+            if relative != UNSAFE_ALLOWED_IN && names_the_unsafe_lint(&source) {
+                found.push(relative);
+            }
+        }
+    }
+    if !found.is_empty() {
+        anyhow::bail!(
+            "unsafe code is allowed only in {UNSAFE_ALLOWED_IN}; these files allow the lint: {}",
+            found.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Whether an attribute in `source` names the `unsafe_code` lint (`allow`, `expect`, `warn`,
+/// `cfg_attr`, alone or among others): only an attribute can loosen the workspace's `deny`.
+fn names_the_unsafe_lint(source: &str) -> bool {
+    source.lines().map(str::trim_start).any(|line| line.starts_with('#') && line.contains("unsafe_code"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +301,19 @@ mod tests {
             .flat_map(|c| check_crate(&root.join(c)).unwrap().into_iter().map(move |x| format!("{c}: {x}")))
             .collect();
         assert!(found.is_empty(), "{}", found.join("\n"));
+    }
+
+    #[test]
+    fn any_attribute_that_names_the_unsafe_lint_is_found() {
+        for attribute in [
+            "#[allow(unsafe_code)]",
+            "  #![allow(unsafe_code)]",
+            "#[allow(clippy::all, unsafe_code)]",
+            "#[expect(unsafe_code, reason = \"ffi\")]",
+            "#[cfg_attr(unix, allow(unsafe_code))]",
+        ] {
+            assert!(names_the_unsafe_lint(&format!("fn a() {{}}\n{attribute}\nfn b() {{}}")), "{attribute}");
+        }
+        assert!(!names_the_unsafe_lint("// unsafe_code is denied\nfn a() {}"));
     }
 }

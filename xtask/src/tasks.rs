@@ -348,7 +348,7 @@ pub fn lint() -> Result<()> {
     if !circles.is_empty() {
         anyhow::bail!("imports must run one way:\n{}", circles.join("\n"));
     }
-    unsafe_only_where_reviewed()?;
+    crate::layers::unsafe_only_where_reviewed(&root())?;
     run(Command::new("cargo").args(["fmt", "--all", "--check"]))?;
     // The release profile, as `test` builds: build scripts and proc-macros (llama.cpp's CMake build
     // above all) are then reused from the test build instead of built again for `dev`.
@@ -360,29 +360,4 @@ pub fn lint() -> Result<()> {
     wasm.args(["clippy", "--release", "--all-targets", "--target", "wasm32-unknown-unknown"]);
     packages(&mut wasm, WASM);
     run(wasm.args(["--", "-D", "warnings"]))
-}
-
-/// The one file allowed `unsafe` code (the workspace denies it): glibc's `malloc_trim`.
-const UNSAFE_ALLOWED_IN: &str = "gateway/src/allocator.rs";
-
-/// Fails when a file other than [`UNSAFE_ALLOWED_IN`] allows `unsafe_code`.
-fn unsafe_only_where_reviewed() -> Result<()> {
-    // `allow(`, `expect(` or `warn(` of the lint; in two parts, so that this file does not match.
-    let needle = format!("({}_code", "unsafe");
-    let mut found = Vec::new();
-    for name in crate::layers::CRATES {
-        for (path, source) in crate::layers::rust_files(&root().join(name))? {
-            let relative = path.strip_prefix(root())?.to_string_lossy().replace('\\', "/");
-            if relative != UNSAFE_ALLOWED_IN && source.contains(&needle) {
-                found.push(relative);
-            }
-        }
-    }
-    if !found.is_empty() {
-        anyhow::bail!(
-            "unsafe code is allowed only in {UNSAFE_ALLOWED_IN}; these files allow the lint: {}",
-            found.join(", ")
-        );
-    }
-    Ok(())
 }

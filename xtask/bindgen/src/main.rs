@@ -35,7 +35,10 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     })
 }
 
-fn bind(args: &Args) -> anyhow_free::Result {
+/// The library's errors and this file's, boxed alike.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+fn bind(args: &Args) -> Result<(), BoxError> {
     let mut bindgen = Bindgen::new();
     bindgen.web(true)?;
     // The CLI's defaults, set as it sets them (`Bindgen::new()`'s own differ for some). The CLI
@@ -62,11 +65,6 @@ fn bind(args: &Args) -> anyhow_free::Result {
         .out_name(&args.out_name);
     bindgen.generate(&args.out_dir)?;
     Ok(())
-}
-
-/// The library's error type without naming the crate it comes from.
-mod anyhow_free {
-    pub type Result = std::result::Result<(), Box<dyn std::error::Error + Send + Sync>>;
 }
 
 fn main() -> ExitCode {
