@@ -18,7 +18,7 @@ use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, USER_AGENT};
 
 /// Most bytes an upstream connection reads ahead of the gateway. A streamed token is tens of
@@ -107,7 +107,12 @@ impl SendError {
 impl UpstreamClient {
     /// Builds both clients with the same timeouts, pool bounds and user agent.
     pub fn new() -> Self {
-        Self { plain: plain(), bounded: bounded() }
+        Self::idle_for(IDLE_FOR)
+    }
+
+    /// Both clients, closing a pooled connection once it has been idle for `idle`.
+    fn idle_for(idle: Duration) -> Self {
+        Self { plain: plain(idle), bounded: bounded(idle) }
     }
 
     /// The reqwest client, for requests whose answers are short (model lists, refusals).
@@ -208,13 +213,13 @@ fn timed_out(err: &hyper_util::client::legacy::Error) -> bool {
     false
 }
 
-fn plain() -> reqwest::Client {
+fn plain(idle: Duration) -> reqwest::Client {
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .read_timeout(HEAD_TIMEOUT)
         .tcp_nodelay(true)
         .pool_max_idle_per_host(IDLE_PER_HOST)
-        .pool_idle_timeout(IDLE_FOR)
+        .pool_idle_timeout(idle)
         .user_agent(AGENT)
         // A redirect would carry the prompt (a 307 keeps the body) to a host nobody configured,
         // and bring back that host's words; a 3xx is an error naming only its status. (hyper's
@@ -224,7 +229,7 @@ fn plain() -> reqwest::Client {
         .unwrap_or_default()
 }
 
-fn bounded() -> Bounded {
+fn bounded(idle: Duration) -> Bounded {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
@@ -236,7 +241,11 @@ fn bounded() -> Bounded {
         .enable_http2()
         .wrap_connector(http);
     Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(IDLE_FOR)
+        // The pool looks at its idle timeout only with a timer to wake it: without one, the idle
+        // connections (up to IDLE_PER_HOST per host) stayed open, each with its buffers, until a
+        // later request to that host happened to find them expired.
+        .pool_timer(TokioTimer::new())
+        .pool_idle_timeout(idle)
         .pool_max_idle_per_host(IDLE_PER_HOST)
         .http1_max_buf_size(READ_BUFFER_MAX)
         .http2_initial_stream_window_size(H2_STREAM_WINDOW)

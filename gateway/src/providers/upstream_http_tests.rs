@@ -63,3 +63,48 @@ async fn a_failed_request_names_the_host_without_the_credentials_in_its_url() {
     assert_eq!(err.host().as_deref(), Some("127.0.0.1:1"));
     assert!(err.is_connect(), "{err:?}");
 }
+
+/// A server that answers one request with a short body, keeps the connection open for the next
+/// one, and sends how long after its answer the client closed the connection.
+async fn keep_alive_server() -> (std::net::SocketAddr, tokio::sync::oneshot::Receiver<Duration>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let addr = listener.local_addr().expect("its address");
+    let (closed, closed_after) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("a connection");
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1024];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = socket.read(&mut byte).await.expect("the request");
+            if n == 0 {
+                return;
+            }
+            head.extend_from_slice(&byte[..n]);
+        }
+        let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}").await;
+        let answered = tokio::time::Instant::now();
+        // The client's next move on this connection: nothing until it closes it (a read of 0).
+        while socket.read(&mut byte).await.is_ok_and(|n| n > 0) {}
+        let _ = closed.send(answered.elapsed());
+    });
+    (addr, closed_after)
+}
+
+#[tokio::test]
+async fn a_pooled_connection_is_closed_once_idle_for_the_timeout() {
+    let (addr, closed_after) = keep_alive_server().await;
+    let client = UpstreamClient::idle_for(Duration::from_millis(200));
+    let mut response = client
+        .post_json(&format!("http://{addr}/v1/chat/completions"), None, &serde_json::json!({}))
+        .await
+        .expect("an answer");
+    while response.chunk().await.expect("the body").is_some() {}
+    drop(response);
+    // The client is still alive: only the pool's idle timeout can close the connection.
+    let after = tokio::time::timeout(Duration::from_secs(5), closed_after)
+        .await
+        .expect("the idle connection was still open 5 s after its answer")
+        .expect("the server saw the connection end");
+    assert!(after >= Duration::from_millis(150), "closed after {after:?}, before its idle timeout");
+    drop(client);
+}
