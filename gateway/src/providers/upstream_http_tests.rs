@@ -6,6 +6,19 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{READ_BUFFER_MAX, UpstreamClient};
 
+/// Reads a request's head; false when the connection ends first.
+async fn read_head(socket: &mut tokio::net::TcpStream) -> bool {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match socket.read(&mut byte).await.expect("the request") {
+            0 => return false,
+            n => head.extend_from_slice(&byte[..n]),
+        }
+    }
+    true
+}
+
 /// A server that answers any request with `size` bytes at once, as an upstream does whose answer
 /// got ahead of a busy gateway.
 async fn flooding_server(size: usize) -> std::net::SocketAddr {
@@ -13,14 +26,8 @@ async fn flooding_server(size: usize) -> std::net::SocketAddr {
     let addr = listener.local_addr().expect("its address");
     tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.expect("a connection");
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut byte).await.expect("the request");
-            if n == 0 {
-                return;
-            }
-            head.extend_from_slice(&byte[..n]);
+        if !read_head(&mut socket).await {
+            return;
         }
         let answer =
             format!("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {size}\r\n\r\n");
@@ -72,18 +79,13 @@ async fn keep_alive_server() -> (std::net::SocketAddr, tokio::sync::oneshot::Rec
     let (closed, closed_after) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.expect("a connection");
-        let mut head = Vec::new();
-        let mut byte = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = socket.read(&mut byte).await.expect("the request");
-            if n == 0 {
-                return;
-            }
-            head.extend_from_slice(&byte[..n]);
+        if !read_head(&mut socket).await {
+            return;
         }
         let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}").await;
         let answered = tokio::time::Instant::now();
         // The client's next move on this connection: nothing until it closes it (a read of 0).
+        let mut byte = [0u8; 64];
         while socket.read(&mut byte).await.is_ok_and(|n| n > 0) {}
         let _ = closed.send(answered.elapsed());
     });
