@@ -23,36 +23,32 @@ test('a one-file App.tsx runs: state, Tailwind classes styled, a Lucide icon dra
   await context.close();
 });
 
-// Counts the frames made to run pages (not the runtime's) before the answer is done.
-const countFrames = `addEventListener('DOMContentLoaded', () => {
+// What the run shows, recorded as it happens, so that nothing seen for a moment is raced by a
+// locator (the init script runs in every frame, the page's and the previews'):
+// - in the page: the frames made to run pages (not the runtime's) before the answer is done, and
+//   when the run's status became "done";
+// - in a preview frame: each stand-in drawn, with the time it appeared (the same clock), reported
+//   through the __flintStandIn binding.
+const watchRun = `if (window === top) {
   window.__framesWhileStreaming = 0;
   new MutationObserver((records) => {
     const status = document.querySelector('[data-testid="stream-status"]')?.textContent.trim();
+    if (status === 'done' && window.__doneAt === undefined) window.__doneAt = Date.now();
     for (const r of records) for (const n of r.addedNodes) {
       if (n.tagName === 'IFRAME' && n.title === 'Preview (running)' && status !== 'done') window.__framesWhileStreaming++;
     }
-  }).observe(document.body, { childList: true, subtree: true });
-});`;
-
-// Reports each stand-in the preview draws, with the time it appeared, from inside the preview
-// frames (an init script runs in every frame): a stand-in seen for a moment is recorded rather than
-// raced by a locator. The page records when the run's status became "done", on the same clock.
-const reportStandIns = `if (window !== top) {
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+} else {
   const seen = new WeakSet();
   new MutationObserver(() => {
     for (const el of document.querySelectorAll('[data-flint-pending]')) {
       if (!seen.has(el)) { seen.add(el); window.__flintStandIn?.(el.textContent, Date.now()); }
     }
   }).observe(document, { childList: true, subtree: true });
-} else {
-  new MutationObserver(() => {
-    const status = document.querySelector('[data-testid="stream-status"]')?.textContent.trim();
-    if (status === 'done' && window.__doneAt === undefined) window.__doneAt = Date.now();
-  }).observe(document, { childList: true, subtree: true, characterData: true });
 }`;
 
 test('while a project streams, a component not written yet stands in, and later builds swap into one frame', async () => {
-  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url, '/', { initScript: countFrames + reportStandIns });
+  const { page, context, problems } = await openFlint(flint.browser, flint.gateway.url, '/', { initScript: watchRun });
   const standIns = [];
   await page.exposeBinding('__flintStandIn', (_source, text, at) => { standIns.push({ text, at }); });
   // App.tsx streams first (about 70% of the answer); the two components it imports come after it.
