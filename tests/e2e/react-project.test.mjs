@@ -8,7 +8,9 @@ import {
   assertEventually, editorText, openFlint, runPrompt, savedSession, seriousViolations, useFlint, waitForStatus,
 } from './harness.mjs';
 
-const flint = useFlint({ models: ['react-files@2000', 'react-files-edit@2000', 'react-three@2000', 'react-three-edit@2000'] });
+const flint = useFlint({
+  models: ['react-files@2000', 'react-files-edit@2000', 'react-three@2000', 'react-three-edit@2000', 'react-named@2000'],
+});
 
 const preview = (page) => page.frameLocator('[data-testid="preview-frame"]');
 const tabs = (page) => page.getByTestId('file-tab');
@@ -69,6 +71,22 @@ test('a project gets a tab per file; a hand edit of any file rebuilds it; a relo
   await page.getByTestId('run-held-page').click();
   await preview(page).getByRole('heading', { name: 'My todos' }).waitFor({ timeout: 10_000 });
   assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('files named as models name them (a bold line, a heading, a first-line comment, a sentence) keep their paths', async () => {
+  // tests/fixtures/react-named.md names no file on its fences: without the names its relative
+  // imports would find nothing and the page would not render.
+  const { page, problems } = await openFlint(flint.browser, flint.gateway.url);
+  await runPrompt(page, 'scripted/react-named@2000', 'a React counter');
+  await waitForStatus(page, 'done');
+  const frame = preview(page);
+  await frame.getByRole('heading', { name: 'Named files' }).waitFor({ timeout: 10_000 });
+  await frame.getByRole('button', { name: 'Clicked 3 times' }).click();
+  await frame.getByRole('button', { name: 'Clicked 4 times' }).waitFor({ timeout: 5_000 });
+  assert.equal(await frame.getByRole('heading').evaluate((h) => getComputedStyle(h).color), 'rgb(20, 110, 60)',
+    'index.css was not imported by its name');
+  assert.deepEqual(await tabNames(page), ['App.tsx · src', 'Header.tsx · src/components', 'Counter.tsx · src/components', 'index.css · src']);
   assert.deepEqual(problems, []);
 });
 

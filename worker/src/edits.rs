@@ -38,6 +38,8 @@
 
 use std::ops::Range;
 
+use crate::names;
+
 /// One search/replace block. Both texts are whole lines, each ended by `\n` (no `\r`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EditBlock {
@@ -206,32 +208,13 @@ impl BlockParser {
     }
 }
 
-/// The path a line of prose names, if it is only that: `components/Button.tsx`, `` `App.tsx`: ``,
-/// `**File: App.tsx**`, `### App.tsx`, or a fence ```` ```tsx App.tsx ````. A sentence is not a
-/// path, nor a URL.
+/// The path a line of prose names, if it is only that (a fence ```` ```tsx App.tsx ```` too): the
+/// one reading of names, [`crate::names`].
 fn path_line(line: &str) -> Option<String> {
-    let line = line.trim();
-    let word = match line.strip_prefix("```") {
-        Some(info) => info.split_whitespace().last()?,
-        None => {
-            let bare =
-                line.trim_matches(|c: char| matches!(c, '*' | '`' | '#' | ':' | '_') || c.is_whitespace());
-            let bare = ["File:", "file:", "Path:", "path:"]
-                .iter()
-                .find_map(|p| bare.strip_prefix(p))
-                .unwrap_or(bare);
-            bare.trim_matches(|c: char| matches!(c, '*' | '`' | ':') || c.is_whitespace())
-        }
-    };
-    let word = word.trim_start_matches("./");
-    let (stem, ext) = word.rsplit_once('.')?;
-    let is_path = !stem.is_empty()
-        && word.len() <= 200
-        && !word.contains("://")
-        && (1..=5).contains(&ext.len())
-        && ext.bytes().all(|b| b.is_ascii_alphabetic())
-        && word.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'@'));
-    is_path.then(|| word.to_owned())
+    match line.trim().strip_prefix("```") {
+        Some(info) => names::fence_info(info).1,
+        None => names::label_path(line),
+    }
 }
 
 fn push_line(text: &mut String, line: &str) {

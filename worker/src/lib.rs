@@ -28,6 +28,7 @@ pub mod lanes;
 pub mod likeness;
 #[cfg(target_arch = "wasm32")]
 mod link;
+pub mod names;
 pub mod parser;
 pub mod project;
 pub mod project_page;

@@ -10,13 +10,16 @@
 //! ([`StreamParser::tail`]), so the editor and the preview grow mid-line. A partial line that could
 //! still turn out to be a fence is held back until it is complete: text shown once is never retracted.
 
+use crate::names;
+
 /// One file of the answer: a fenced block, or a bare HTML document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileBlock {
     /// Normalised language: `html`, `css`, `javascript`, or the fence's own word (`python`…);
     /// `plaintext` when the fence named none.
     pub language: String,
-    /// The file name given on the fence line (```` ```css style.css ````), if any.
+    /// The file name the answer gave it, on the fence line (```` ```css style.css ````), the line
+    /// of prose before it or its first line (see [`crate::names`]), if any.
     pub name: Option<String>,
     /// Complete lines received so far, each ending in `\n` (`\r\n` is normalised to `\n`).
     pub content: String,
@@ -43,6 +46,8 @@ pub struct StreamParser {
     state: State,
     line: String,
     revision: u64,
+    /// The name the last line of prose gave, for a fence that names none (see [`crate::names`]).
+    label: Option<String>,
 }
 
 impl Default for StreamParser {
@@ -53,6 +58,7 @@ impl Default for StreamParser {
             state: State::Prose,
             line: String::new(),
             revision: 0,
+            label: None,
         }
     }
 }
@@ -163,6 +169,7 @@ impl StreamParser {
     }
 
     fn open_file(&mut self, language: &str, name: Option<String>) {
+        self.label = None;
         self.files.push(FileBlock {
             language: language.to_owned(),
             name,
@@ -177,7 +184,11 @@ impl StreamParser {
         match self.state {
             State::Prose => {
                 if let Some(fence) = parse_opening_fence(line) {
-                    let (language, name) = describe_info(fence.info);
+                    let (mut language, mut name) = names::fence_info(fence.info);
+                    if name.is_none() {
+                        name = self.label.take().filter(|path| names::suits(&language, path));
+                        name_language(&mut language, name.as_deref());
+                    }
                     self.open_file(&language, name);
                     self.state = State::Fence { file: self.files.len() - 1, ch: fence.ch, len: fence.len };
                 } else if starts_bare_document(line, true) {
@@ -186,6 +197,9 @@ impl StreamParser {
                     self.state = State::Bare { file };
                     self.process_line(line);
                 } else {
+                    if !line.trim().is_empty() {
+                        self.label = names::label_path(line);
+                    }
                     self.prose.push_str(line);
                     self.prose.push('\n');
                 }
@@ -195,7 +209,15 @@ impl StreamParser {
                     self.files[file].closed = true;
                     self.state = State::Prose;
                 } else {
-                    push_line(&mut self.files[file].content, line);
+                    let block = &mut self.files[file];
+                    if block.name.is_none() && block.content.is_empty() {
+                        // A block that named nothing may name itself on its first line; the line
+                        // stays part of the file.
+                        block.name =
+                            names::comment_path(line).filter(|path| names::suits(&block.language, path));
+                        name_language(&mut block.language, block.name.as_deref());
+                    }
+                    push_line(&mut block.content, line);
                 }
                 self.revision += 1;
             }
@@ -208,6 +230,13 @@ impl StreamParser {
                 self.revision += 1;
             }
         }
+    }
+}
+
+/// A block whose fence named no language takes its name's.
+fn name_language(language: &mut String, name: Option<&str>) {
+    if let Some(name) = name.filter(|_| language == "plaintext") {
+        *language = names::language_of(name);
     }
 }
 
@@ -303,30 +332,6 @@ fn starts_bare_document(line: &str, complete: bool) -> bool {
         };
     }
     false
-}
-
-/// Language and file name from a fence's info string: `html`, `html index.html`, `index.html`.
-fn describe_info(info: &str) -> (String, Option<String>) {
-    let mut words = info.split_whitespace();
-    let Some(first) = words.next() else { return ("plaintext".to_owned(), None) };
-    let first = first.trim_start_matches('{').trim_start_matches('.').trim_end_matches('}');
-    if let Some((_, ext)) = first.rsplit_once('.').filter(|(stem, _)| !stem.is_empty()) {
-        return (normalise_language(ext), Some(first.to_owned()));
-    }
-    let name = words.next().filter(|w| w.contains('.')).map(|w| w.trim_matches(['"', '\'']).to_owned());
-    (normalise_language(first), name)
-}
-
-fn normalise_language(word: &str) -> String {
-    let lower = word.to_ascii_lowercase();
-    match lower.as_str() {
-        "html" | "htm" | "xhtml" => "html".to_owned(),
-        "css" => "css".to_owned(),
-        "js" | "javascript" | "mjs" | "jsx" => "javascript".to_owned(),
-        "ts" | "typescript" => "typescript".to_owned(),
-        "" => "plaintext".to_owned(),
-        _ => lower,
-    }
 }
 
 /// Byte offset of the first ASCII-case-insensitive occurrence of `needle` (ASCII) in `hay`.

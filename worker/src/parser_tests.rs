@@ -106,11 +106,12 @@ fn multiple_named_files_and_main_file_choice() {
 
 #[test]
 fn language_names_are_normalised() {
-    assert_eq!(describe_info("JS"), ("javascript".into(), None));
-    assert_eq!(describe_info("html title.html"), ("html".into(), Some("title.html".into())));
-    assert_eq!(describe_info(""), ("plaintext".into(), None));
-    assert_eq!(describe_info("{.css}"), ("css".into(), None));
-    assert_eq!(describe_info("python"), ("python".into(), None));
+    let info = crate::names::fence_info;
+    assert_eq!(info("JS"), ("javascript".into(), None));
+    assert_eq!(info("html title.html"), ("html".into(), Some("title.html".into())));
+    assert_eq!(info(""), ("plaintext".into(), None));
+    assert_eq!(info("{.css}"), ("css".into(), None));
+    assert_eq!(info("python"), ("python".into(), None));
 }
 
 #[test]
@@ -172,4 +173,51 @@ fn case_insensitive_search_helpers() {
     assert_eq!(rfind_ascii_ci("a</HEAD>b</head>", "</head>"), Some(9));
     assert_eq!(find_ascii_ci("é</body>", "</body>"), Some(2));
     assert_eq!(find_ascii_ci("ab", "abc"), None);
+}
+
+#[test]
+fn files_named_as_models_name_them_keep_their_paths() {
+    let text = "Here is the app.\n\n**App.tsx**\n```tsx\nimport { Header } from './components/Header';\n```\n\n\
+                ### `components/Header.tsx`\n\n```tsx\nexport const Header = () => <h1/>;\n```\n\
+                ```tsx\n// components/Footer.tsx\nexport const Footer = () => <p/>;\n```\n\
+                ```\n/* styles.css */\nh1 { color: red }\n```\n\
+                ```tsx title=\"hooks/useClock.ts\"\nexport {};\n```\n";
+    let p = parse(text);
+    let names: Vec<_> = p.files().iter().map(|f| (f.name.as_deref(), f.language.as_str())).collect();
+    assert_eq!(
+        names,
+        [
+            (Some("App.tsx"), "tsx"),
+            (Some("components/Header.tsx"), "tsx"),
+            (Some("components/Footer.tsx"), "tsx"),
+            (Some("styles.css"), "css"),
+            (Some("hooks/useClock.ts"), "tsx"),
+        ]
+    );
+    assert_eq!(
+        p.files()[2].content,
+        "// components/Footer.tsx\nexport const Footer = () => <p/>;\n",
+        "the comment stays"
+    );
+}
+
+#[test]
+fn a_label_names_only_the_next_block_and_only_when_it_suits() {
+    // A label followed by more prose, by a block it does not suit, or used once already names nothing more.
+    let text = "**App.tsx**\nIt renders the list.\n```tsx\nx\n```\n\
+                **index.css**\n```tsx\ny\n```\n```tsx\nz\n```\n\
+                Run it with:\n```bash\nnpm run dev\n```\n";
+    let p = parse(text);
+    assert!(p.files().iter().all(|f| f.name.is_none()), "{:?}", p.files());
+}
+
+#[test]
+fn a_first_line_name_arrives_when_that_line_completes() {
+    let mut p = StreamParser::new();
+    p.push("```tsx\n// components/Hea");
+    assert_eq!(p.files()[0].name, None);
+    p.push("der.tsx\nexport {}");
+    assert_eq!(p.files()[0].name.as_deref(), Some("components/Header.tsx"));
+    p.push("\n// other.tsx\n```\n");
+    assert_eq!(p.files()[0].name.as_deref(), Some("components/Header.tsx"), "only the first line names");
 }

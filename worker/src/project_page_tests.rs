@@ -125,10 +125,20 @@ fn a_package_the_preview_lacks_is_named_with_the_setting_that_adds_it() {
 
 #[test]
 fn nothing_in_a_path_or_a_module_can_end_the_script_elements() {
-    let app = APP
-        .replace("components/Button", "components/</script><script>x")
-        .replace("{n}</Button>", "{'</script><!--'}</Button>");
-    let doc = project_document(&parse(&app), &packages(), false).expect("it builds");
+    // The stream parser takes no such name (`crate::names`), but a project read back from a link or
+    // the history names its files as it likes.
+    let hostile = "components/</script><script>x";
+    let files: Vec<(String, String)> = project_files(&parse(APP))
+        .into_iter()
+        .map(|(path, text)| {
+            let text = text
+                .replace("components/Button", hostile)
+                .replace("{n}</Button>", "{'</script><!--'}</Button>");
+            (path.replace("components/Button", hostile), text)
+        })
+        .collect();
+    assert!(files.iter().any(|(path, _)| path.starts_with(hostile)));
+    let doc = files_document(&files, &packages()).expect("it builds");
     assert_eq!(doc.matches("</script>").count(), 3, "importmap, tailwind, mount:\n{doc}");
     assert!(!doc.contains("<!--"));
 }
