@@ -89,3 +89,64 @@ models = [{{ id = "counter@5000", context_window = 8192, vision = true }}]
         }
     }
 }
+
+/// The log without the terminal's colour codes.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| c.is_ascii_alphabetic());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// At the default level no span is made per connection or stream (the registry keeps a slot and a
+/// hash map for every span it held at once: after 2,000 streams that pinned 14 MB for good,
+/// `bench/scale.md`), and each line still names its connection and stream.
+#[tokio::test(flavor = "multi_thread")]
+async fn at_info_each_line_names_its_connection_and_stream_without_a_span() {
+    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    let config = format!(
+        r#"
+[[providers]]
+kind = "openai"
+name = "scripted"
+base_url = "{}"
+api_key_env = "{KEY_ENV}"
+models = [{{ id = "counter@5000", context_window = 8192 }}]
+"#,
+        upstream.base_url()
+    );
+    let gw = Binary::start("info", &config, "", "info", &[(KEY_ENV, KEY)]);
+    let mut tab = Client::connect(gw.addr).await;
+    let start = StartRequest {
+        stream: 7,
+        model: "scripted/counter@5000".into(),
+        messages: vec![ChatMessage::new(Role::User, "count")],
+        params: Default::default(),
+    };
+    tab.send(&ClientMessage::Start(start)).await;
+    let (done, _) = tab.collect(&[7]).await;
+    assert!(matches!(done[0].1.end, ServerMessage::Done { .. }), "{:?}", done[0].1.end);
+    drop(tab);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    let output = plain(&gw.output());
+    assert!(!output.contains("serve_socket{") && !output.contains("run{"), "a span at info:\n{output}");
+    let line = |message: &str| {
+        output
+            .lines()
+            .find(|l| l.contains(message))
+            .unwrap_or_else(|| panic!("no `{message}` line:\n{output}"))
+    };
+    for message in [": connected", ": stream start", ": stream done", ": socket dropped"] {
+        assert!(line(message).contains("conn="), "`{message}` names no connection:\n{output}");
+    }
+    for message in [": stream start", ": stream done"] {
+        assert!(line(message).contains("stream=7"), "`{message}` names no stream:\n{output}");
+    }
+}

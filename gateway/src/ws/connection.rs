@@ -70,7 +70,12 @@ pub(super) enum Closed {
 /// for the grace period, for the page to resume. A person over their open-tabs limit gets the
 /// reason (`rate_limited`) and the socket is closed. A socket opened under a sign-in (`signin`)
 /// is closed, its streams stopped, when that sign-in ends.
-#[instrument(skip_all, fields(conn, stream))]
+// The connection's and its streams' spans are at `debug`, so the default `info` log does not make
+// them: tracing-subscriber's registry keeps a slot and a hash map for every span it ever held at
+// once, and 2,000 streams' worth of those, made mid-burst, pinned 14 MB of the heap for good (a
+// minute after 2,000 streams, 2.4x a fresh gateway against 1.33x; `bench/scale.md`). Its `info`
+// lines name their connection and stream themselves.
+#[instrument(level = "debug", skip_all, fields(conn, stream))]
 pub async fn serve_socket<S, R, E>(
     sink: S,
     mut incoming: R,
@@ -97,7 +102,7 @@ pub async fn serve_socket<S, R, E>(
     session.signin = signin;
     let tab = state.people().open_socket(&session.person);
     let mut c = Connection { sink, state, session, token, fresh: true, receipt_asked: 0, relay: None };
-    tracing::info!("connected");
+    tracing::info!(conn, "connected");
     if let Some(token) = &c.token {
         Box::pin(peer::announce(&c.state, token, true)).await;
     }
@@ -188,14 +193,14 @@ pub async fn serve_socket<S, R, E>(
         session.end(&state).await;
         Box::pin(peer::relay(&state, owner, first, &mut sink, &mut incoming)).await;
         let _ = sink.close().await;
-        tracing::info!("relay ended");
+        tracing::info!(conn, "relay ended");
         return;
     }
     let _ = sink.close().await;
     drop(sink);
     match (handover, token, claimed) {
         (Some(reply), token, _) => {
-            tracing::info!("the page came back on another socket");
+            tracing::info!(conn, "the page came back on another socket");
             if let Some(token) = token {
                 peer::withdraw(&state, &token);
             }
@@ -214,7 +219,7 @@ pub async fn serve_socket<S, R, E>(
             session.end(&state).await;
         }
     }
-    tracing::info!("disconnected");
+    tracing::info!(conn, "disconnected");
 }
 
 /// The next claim of this connection's session; never, if it cannot be claimed.

@@ -49,7 +49,7 @@ where
                 return self.send(frames::error(None, ErrorCode::InvalidParams, message)).await;
             }
         };
-        tracing::info!(%provider, own_key = key.is_some(), "own key");
+        tracing::info!(conn = self.session.conn, %provider, own_key = key.is_some(), "own key");
         match key {
             Some(key) => self.session.keys.insert(provider, key),
             None => self.session.keys.remove(&provider),

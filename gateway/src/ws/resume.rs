@@ -121,7 +121,12 @@ pub(crate) async fn wait_for_page(
     grace: Duration,
     mut claimed: Claimed,
 ) {
-    tracing::info!(streams = session.running.len(), "socket dropped; waiting for the page to resume");
+    let session_conn = session.conn;
+    tracing::info!(
+        conn = session_conn,
+        streams = session.running.len(),
+        "socket dropped; waiting for the page to resume"
+    );
     // Other gateways may send the page here only as long as it waits.
     super::peer::announce(state, token, false).await;
     let deadline = tokio::time::sleep(grace);
@@ -134,7 +139,7 @@ pub(crate) async fn wait_for_page(
                 if let Ok(reply) = reply {
                     match reply.send(session) {
                         Ok(()) => {
-                            tracing::info!("resumed on a new socket");
+                            tracing::info!(conn = session_conn, "resumed on a new socket");
                             // The new socket recorded the tab under its own token.
                             super::peer::withdraw(state, token);
                             return;
@@ -147,17 +152,18 @@ pub(crate) async fn wait_for_page(
             }
             () = shutdown.cancelled() => break,
             () = SessionWatch::ended_or_never(session.signin.as_ref()) => {
-                tracing::info!("the sign-in ended; stopping the streams of a tab waiting for its page");
+                tracing::info!(conn = session.conn, "the sign-in ended; stopping the streams of a tab waiting for its page");
                 break;
             }
             () = &mut deadline => {
-                tracing::info!("no resume within server.resume_grace_secs; stopping the streams");
+                tracing::info!(conn = session.conn, "no resume within server.resume_grace_secs; stopping the streams");
                 break;
             }
             Some(out) = session.from_streams.recv() => {
                 let for_page = session.arrived(&out);
                 if for_page && !session.replay.keep_away(&out) {
                     tracing::info!(
+                        conn = session.conn,
                         bytes = session.replay.bytes(),
                         "frames kept for the page passed server.resume_buffer_bytes; stopping the streams"
                     );

@@ -48,7 +48,7 @@ where
                 let stand_in = std::mem::replace(&mut self.session, waiting);
                 drop(stand_in);
                 tracing::Span::current().record("conn", self.session.conn);
-                tracing::info!(streams = self.session.running.len(), "resumed");
+                tracing::info!(conn = self.session.conn, streams = self.session.running.len(), "resumed");
                 true
             }
             Err(Unclaimed::NotYours) => {

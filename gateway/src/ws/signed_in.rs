@@ -20,7 +20,7 @@ where
     /// The sign-in ended: the page is told why, and the socket closes with its streams (nothing
     /// is kept for a resume: the next socket would have to sign in again anyway).
     pub(super) async fn sign_in_ended(&mut self) -> Result<(), Closed> {
-        tracing::info!("the sign-in ended; closing its socket");
+        tracing::info!(conn = self.session.conn, "the sign-in ended; closing its socket");
         let (_, sentence) = Unknown::SessionEnded.answer();
         let _ = self.send(frames::error(None, ErrorCode::Unauthorized, sentence)).await;
         Err(Closed::Left)

@@ -79,9 +79,9 @@ where
         // A start that got less than it asked of the day's quota asks the upstream for no more.
         params.max_tokens = Some(permit.limit().map_or(max_tokens, |limit| max_tokens.min(limit.max(1))));
         match images.count {
-            0 => tracing::info!(stream = id, model = %start.model, "stream start"),
+            0 => tracing::info!(conn = self.session.conn, stream = id, model = %start.model, "stream start"),
             _ => {
-                tracing::info!(stream = id, model = %start.model, images = %images.summary(), "stream start")
+                tracing::info!(conn = self.session.conn, stream = id, model = %start.model, images = %images.summary(), "stream start")
             }
         }
         let cancel = CancellationToken::new();

@@ -59,11 +59,12 @@ impl Drop for Running {
 }
 
 /// Runs the stream to its end; returns its id.
-#[instrument(skip_all, fields(conn = job.conn, stream = job.id))]
+#[instrument(level = "debug", skip_all, fields(conn = job.conn, stream = job.id))]
 pub(crate) async fn run(job: StreamJob) -> StreamId {
-    let StreamJob { id, provider, request, received_at, cancel, out, permit, metrics, caps, .. } = job;
+    let StreamJob { conn, id, provider, request, received_at, cancel, out, permit, metrics, caps, .. } = job;
     let _running = Running::new(&metrics);
     let mut frames = Frames {
+        conn,
         id,
         provider: provider.name().to_owned(),
         requested_model: request.model.clone(),

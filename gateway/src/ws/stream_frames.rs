@@ -16,6 +16,8 @@ use crate::providers::ProviderError;
 
 /// The frames of one stream and what they report at the end.
 pub(super) struct Frames {
+    /// The connection it runs on, named in its log lines.
+    pub(super) conn: u64,
     pub(super) id: StreamId,
     pub(super) provider: String,
     pub(super) requested_model: String,
@@ -133,6 +135,8 @@ impl Frames {
         usage.reasoning_tokens = self.thinking.tokens();
         let metrics = self.metrics(now, usage.completion_tokens);
         tracing::info!(
+            conn = self.conn,
+            stream = self.id,
             finish = ?finish,
             tokens = usage.completion_tokens,
             ttft_ms = metrics.ttft_ms,
@@ -150,7 +154,7 @@ impl Frames {
         self.charge(self.tokens()).await?;
         let code: ErrorCode = err.code();
         self.metrics.error(code);
-        tracing::info!(?code, message = %err, "stream failed");
+        tracing::info!(conn = self.conn, stream = self.id, ?code, message = %err, "stream failed");
         let retry_after_ms = err.retry_after().map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let frame = frames::encode(&ServerMessage::Error {
             stream: Some(self.id),
