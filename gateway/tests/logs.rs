@@ -26,10 +26,9 @@ fn hex(text: &str) -> String {
     text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn at_trace_the_log_holds_no_key_resume_token_or_prompt() {
-    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
-    let config = format!(
+/// A gateway relaying to `upstream`'s `counter@5000`, which takes people's own keys and pictures.
+fn config(upstream: &ScriptedUpstream) -> String {
+    format!(
         r#"
 [[providers]]
 kind = "openai"
@@ -40,8 +39,13 @@ allow_user_keys = true
 models = [{{ id = "counter@5000", context_window = 8192, vision = true }}]
 "#,
         upstream.base_url()
-    );
-    let gw = Binary::start("trace", &config, "", "trace", &[(KEY_ENV, KEY)]);
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_trace_the_log_holds_no_key_resume_token_or_prompt() {
+    let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
+    let gw = Binary::start("trace", &config(&upstream), "", "trace", &[(KEY_ENV, KEY)]);
 
     let mut tab = Client::connect(gw.addr).await;
     let hello: ServerMessage = serde_json::from_str(&tab.raw[0]).expect("hello");
@@ -110,18 +114,7 @@ fn plain(text: &str) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn at_info_each_line_names_its_connection_and_stream_without_a_span() {
     let upstream = ScriptedUpstream::start(Options::new(fixtures_dir())).await.expect("upstream starts");
-    let config = format!(
-        r#"
-[[providers]]
-kind = "openai"
-name = "scripted"
-base_url = "{}"
-api_key_env = "{KEY_ENV}"
-models = [{{ id = "counter@5000", context_window = 8192 }}]
-"#,
-        upstream.base_url()
-    );
-    let gw = Binary::start("info", &config, "", "info", &[(KEY_ENV, KEY)]);
+    let gw = Binary::start("info", &config(&upstream), "", "info", &[(KEY_ENV, KEY)]);
     let mut tab = Client::connect(gw.addr).await;
     let start = StartRequest {
         stream: 7,
