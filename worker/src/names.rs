@@ -84,10 +84,8 @@ pub fn suits(language: &str, path: &str) -> bool {
         "tsx" | "jsx" | "typescript" | "javascript" => "script",
         "html" => "html",
         "css" | "scss" | "sass" | "less" => "css",
-        other => match other {
-            "plaintext" | "text" | "txt" => "any",
-            _ => "other",
-        },
+        "plaintext" | "text" | "txt" => "any",
+        _ => "other",
     };
     let named = language_of(path);
     let (a, b) = (family(language), family(&named));

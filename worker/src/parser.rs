@@ -186,8 +186,7 @@ impl StreamParser {
                 if let Some(fence) = parse_opening_fence(line) {
                     let (mut language, mut name) = names::fence_info(fence.info);
                     if name.is_none() {
-                        name = self.label.take().filter(|path| names::suits(&language, path));
-                        name_language(&mut language, name.as_deref());
+                        name = named(&mut language, self.label.take());
                     }
                     self.open_file(&language, name);
                     self.state = State::Fence { file: self.files.len() - 1, ch: fence.ch, len: fence.len };
@@ -213,9 +212,7 @@ impl StreamParser {
                     if block.name.is_none() && block.content.is_empty() {
                         // A block that named nothing may name itself on its first line; the line
                         // stays part of the file.
-                        block.name =
-                            names::comment_path(line).filter(|path| names::suits(&block.language, path));
-                        name_language(&mut block.language, block.name.as_deref());
+                        block.name = named(&mut block.language, names::comment_path(line));
                     }
                     push_line(&mut block.content, line);
                 }
@@ -233,11 +230,13 @@ impl StreamParser {
     }
 }
 
-/// A block whose fence named no language takes its name's.
-fn name_language(language: &mut String, name: Option<&str>) {
-    if let Some(name) = name.filter(|_| language == "plaintext") {
-        *language = names::language_of(name);
+/// `path`, if it suits a block in `language`; a block whose fence named no language takes its name's.
+fn named(language: &mut String, path: Option<String>) -> Option<String> {
+    let path = path.filter(|path| names::suits(language, path))?;
+    if language == "plaintext" {
+        *language = names::language_of(&path);
     }
+    Some(path)
 }
 
 fn push_line(content: &mut String, line: &str) {

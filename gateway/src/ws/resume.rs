@@ -152,18 +152,18 @@ pub(crate) async fn wait_for_page(
             }
             () = shutdown.cancelled() => break,
             () = SessionWatch::ended_or_never(session.signin.as_ref()) => {
-                tracing::info!(conn = session.conn, "the sign-in ended; stopping the streams of a tab waiting for its page");
+                tracing::info!(conn = session_conn, "the sign-in ended; stopping the streams of a tab waiting for its page");
                 break;
             }
             () = &mut deadline => {
-                tracing::info!(conn = session.conn, "no resume within server.resume_grace_secs; stopping the streams");
+                tracing::info!(conn = session_conn, "no resume within server.resume_grace_secs; stopping the streams");
                 break;
             }
             Some(out) = session.from_streams.recv() => {
                 let for_page = session.arrived(&out);
                 if for_page && !session.replay.keep_away(&out) {
                     tracing::info!(
-                        conn = session.conn,
+                        conn = session_conn,
                         bytes = session.replay.bytes(),
                         "frames kept for the page passed server.resume_buffer_bytes; stopping the streams"
                     );
