@@ -121,6 +121,7 @@ async fn stream_point(
     let pid = gw.pid();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let (fresh, _) = proc::memory(pid);
+    let fresh_split = proc::resident(pid);
     let mut sockets = open_many(gw.addr, n).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (idle, _) = proc::memory(pid);
@@ -168,7 +169,9 @@ async fn stream_point(
     let (closed, _) = proc::memory(pid);
     tokio::time::sleep(args.settle.saturating_sub(Duration::from_secs(5))).await;
     let (left, _) = proc::memory(pid);
-    let memory = report::Memory { fresh, idle, peak: sampled, hwm, settled, closed, left };
+    let left_split = proc::resident(pid);
+    let memory =
+        report::Memory { fresh, fresh_split, idle, peak: sampled, hwm, settled, closed, left, left_split };
     Ok(StreamRow::new(n, outcomes, memory, cpu, elapsed))
 }
 

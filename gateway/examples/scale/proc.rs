@@ -4,15 +4,23 @@ use std::time::Duration;
 
 /// `VmRSS` and `VmHWM` of `pid`, in bytes (0 when the process is gone).
 pub fn memory(pid: u32) -> (u64, u64) {
+    (status_field(pid, "VmRSS:"), status_field(pid, "VmHWM:"))
+}
+
+/// `RssAnon` and `RssFile` of `pid`, in bytes: what the process holds itself, and the pages of
+/// files it maps (its own code most of all), clean and shared, which the kernel may drop and read
+/// again. A load pages in code it runs, which stays counted in `VmRSS` after it.
+pub fn resident(pid: u32) -> (u64, u64) {
+    (status_field(pid, "RssAnon:"), status_field(pid, "RssFile:"))
+}
+
+fn status_field(pid: u32, name: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-            .map_or(0, |kib| kib * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kib| kib * 1024)
 }
 
 /// User plus system CPU time of `pid` so far (`/proc/<pid>/stat` fields 14 and 15).

@@ -13,6 +13,8 @@ const MB: f64 = 1024.0 * 1024.0;
 pub struct Memory {
     /// Before any tab was opened.
     pub fresh: u64,
+    /// Of `fresh`: anonymous and file-backed (`proc::resident`).
+    pub fresh_split: (u64, u64),
     /// With every tab open, before any stream.
     pub idle: u64,
     /// The most sampled (every 100 ms) while the streams ran.
@@ -25,6 +27,8 @@ pub struct Memory {
     pub closed: u64,
     /// `--settle-secs` after the tabs closed: the load over and its tabs gone.
     pub left: u64,
+    /// Of `left`: anonymous and file-backed.
+    pub left_split: (u64, u64),
 }
 
 pub struct IdleRow {
@@ -111,7 +115,7 @@ pub fn render(
          `gateway/examples/scale/`) in another, all on loopback. One tab (socket) per stream, as a page running \
          one generation; every stream {} tokens of 4 bytes ({answer_kb:.1} KB of answer) at {} tok/s, all \
          started at once, each bounded to twice its duration + 30 s. Memory from `/proc/<gateway>/status` \
-         (VmRSS, sampled every 100 ms; VmHWM), CPU from `/proc/<gateway>/stat` (user + system).\n",
+         (VmRSS, sampled every 100 ms; VmHWM; a minute after, also `RssAnon` and `RssFile`), CPU from `/proc/<gateway>/stat` (user + system).\n",
         args.tokens, args.rate
     );
     let _ = writeln!(out, "## Idle sockets\n");
@@ -143,16 +147,16 @@ pub fn render(
     let _ = writeln!(out, "\n## Concurrent streams at {} tok/s each\n", args.rate);
     let _ = writeln!(
         out,
-        "| build | streams | completed | TTFT p50 / p99 (ms) | relay p50 / p99 / max (ms) | tokens relayed | wall (s) | gateway CPU s per M tokens | RSS tabs open (MB) | peak / VmHWM (MB) | per stream beyond the text (KB) | after {0} s (MB, × idle) | 5 s after closing (MB) | fresh (MB) | {0} s after closing (MB, × fresh) |",
+        "| build | streams | completed | TTFT p50 / p99 (ms) | relay p50 / p99 / max (ms) | tokens relayed | wall (s) | gateway CPU s per M tokens | RSS tabs open (MB) | peak / VmHWM (MB) | per stream beyond the text (KB) | after {0} s (MB, × idle) | 5 s after closing (MB) | fresh (MB) | {0} s after closing (MB, × fresh) | {0} s after closing: anonymous / file-backed (MB, × fresh) |",
         args.settle.as_secs()
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (label, r) in streams {
         let m = &r.memory;
         let cpu_per_m = r.cpu.as_secs_f64() / (r.tokens.max(1) as f64 / 1e6);
         let _ = writeln!(
             out,
-            "| {label} | {} | {} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {} | {:.1} | {cpu_per_m:.1} | {:.1} | {:.1} / {:.1} | {:.1} | {:.1} ({:.2}×) | {:.1} | {:.1} | {:.1} ({:.2}×) |",
+            "| {label} | {} | {} | {:.1} / {:.1} | {:.1} / {:.1} / {:.1} | {} | {:.1} | {cpu_per_m:.1} | {:.1} | {:.1} / {:.1} | {:.1} | {:.1} ({:.2}×) | {:.1} | {:.1} | {:.1} ({:.2}×) | {:.1} ({:.2}×) / {:.1} ({:.2}×) |",
             r.streams,
             r.completed,
             r.ttft.0,
@@ -171,7 +175,11 @@ pub fn render(
             mb(m.closed),
             mb(m.fresh),
             mb(m.left),
-            m.left as f64 / m.fresh.max(1) as f64
+            m.left as f64 / m.fresh.max(1) as f64,
+            mb(m.left_split.0),
+            m.left_split.0 as f64 / m.fresh_split.0.max(1) as f64,
+            mb(m.left_split.1),
+            m.left_split.1 as f64 / m.fresh_split.1.max(1) as f64
         );
     }
     for (label, r) in streams.iter().filter(|(_, r)| r.first_error.is_some()) {
