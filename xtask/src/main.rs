@@ -9,6 +9,7 @@ mod compress;
 mod layers;
 mod model;
 mod real_servers;
+mod scratch;
 mod setup;
 mod tasks;
 mod vite_export;

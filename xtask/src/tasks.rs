@@ -5,6 +5,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::scratch::Scratch;
 use crate::setup::{self, Needs, root, run, target_dir};
 
 /// Crates that build for the host; the app and the worker are checked for wasm separately.
@@ -127,27 +128,35 @@ pub fn serve(args: &[String]) -> Result<()> {
 /// `cargo xtask test`: unit and gateway tests, the worker in Chromium, then end-to-end tests.
 pub fn test(args: &[String]) -> Result<()> {
     let model = setup::ensure(Needs::everything())?;
-    let model_env = model.map(|m| ("FLINT_MODEL_PATH", m));
     // The gateway's `tests/real_servers.rs` run llama-cpp-python and LiteLLM from this Python.
     let real_python = crate::real_servers::ensure()?;
+    let scratch = Scratch::new()?;
+    let result = run_tests(args, model, real_python, &scratch);
+    scratch.finish(result)
+}
 
+/// Every test, each command writing its temporary files into `scratch`.
+fn run_tests(args: &[String], model: Option<PathBuf>, real_python: PathBuf, scratch: &Scratch) -> Result<()> {
+    let model_env = model.map(|m| ("FLINT_MODEL_PATH", m));
     let mut unit = Command::new("cargo");
     unit.args(["test", "--release"]);
     packages(&mut unit, NATIVE);
     unit.envs(model_env.clone()).env("FLINT_REAL_PYTHON", real_python);
-    run(&mut unit)?;
+    run(scratch.apply(&mut unit))?;
     // The vendored preview modules: the build's export lists, and the built files loaded as a
     // preview's import map resolves them (one React across react and react-dom).
-    run(Command::new("node")
+    run(scratch
+        .apply(&mut Command::new("node"))
         .args(["--test", "preview-packages/test/exports.test.mjs", "preview-packages/test/bundles.test.mjs"])
         .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
     // The app's logic (lanes, judging, sync, review…) is plain Rust tested natively; the app itself
     // only builds for wasm, so only its library's tests run here.
-    run(Command::new("cargo").args(["test", "--release", "-p", "flint-app", "--lib"]))?;
+    run(scratch.apply(&mut Command::new("cargo")).args(["test", "--release", "-p", "flint-app", "--lib"]))?;
     // A React answer's Vite export installs from the npm registry and builds (issue 27 item 6).
     crate::vite_export::check()?;
 
-    run(Command::new("cargo")
+    run(scratch
+        .apply(&mut Command::new("cargo"))
         .args(["test", "--release", "--target", "wasm32-unknown-unknown", "-p", "flint-worker"])
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
         .env("CHROMEDRIVER", "/usr/bin/chromedriver"))?;
@@ -159,9 +168,12 @@ pub fn test(args: &[String]) -> Result<()> {
     app_build()?;
     build_release_bins()?;
     // The vendored modules in Chromium, from an opaque-origin preview through the real gateway.
-    run(e2e_env(Command::new("node").args(["--test", "preview-packages/test/browser.test.mjs"]))
+    run(e2e_env(scratch.apply(&mut Command::new("node")))
+        .args(["--test", "preview-packages/test/browser.test.mjs"])
         .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
-    run(e2e_env(Command::new("node").args(["--test", "--test-concurrency=1"]).args(e2e_files(args)?))
+    run(e2e_env(scratch.apply(&mut Command::new("node")))
+        .args(["--test", "--test-concurrency=1"])
+        .args(e2e_files(args)?)
         .envs(model_env))
 }
 
