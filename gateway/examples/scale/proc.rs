@@ -7,9 +7,9 @@ pub fn memory(pid: u32) -> (u64, u64) {
     (status_field(pid, "VmRSS:"), status_field(pid, "VmHWM:"))
 }
 
-/// `RssAnon` and `RssFile` of `pid`, in bytes: what the process holds itself, and the pages of
-/// files it maps (its own code most of all), clean and shared, which the kernel may drop and read
-/// again. A load pages in code it runs, which stays counted in `VmRSS` after it.
+/// `RssAnon` and `RssFile` of `pid`, in bytes: what the process holds itself (its heap, stacks),
+/// and the pages of files it maps (its own code most of all: clean, shared, and dropped by the
+/// kernel under pressure). `VmRSS` counts both, so after a load only the split says which grew.
 pub fn resident(pid: u32) -> (u64, u64) {
     (status_field(pid, "RssAnon:"), status_field(pid, "RssFile:"))
 }
