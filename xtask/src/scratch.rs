@@ -37,9 +37,11 @@ impl Scratch {
         Ok(Self { dir })
     }
 
-    /// `cmd`, writing its temporary files into this run's folder.
-    pub fn apply<'c>(&self, cmd: &'c mut Command) -> &'c mut Command {
-        cmd.env("TMPDIR", &self.dir)
+    /// A command running `program` that writes its temporary files into this run's folder.
+    pub fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env("TMPDIR", &self.dir);
+        cmd
     }
 
     /// Removes the folder when the run passed; names it when it failed.

@@ -138,25 +138,25 @@ pub fn test(args: &[String]) -> Result<()> {
 /// Every test, each command writing its temporary files into `scratch`.
 fn run_tests(args: &[String], model: Option<PathBuf>, real_python: PathBuf, scratch: &Scratch) -> Result<()> {
     let model_env = model.map(|m| ("FLINT_MODEL_PATH", m));
-    let mut unit = Command::new("cargo");
+    let mut unit = scratch.command("cargo");
     unit.args(["test", "--release"]);
     packages(&mut unit, NATIVE);
     unit.envs(model_env.clone()).env("FLINT_REAL_PYTHON", real_python);
-    run(scratch.apply(&mut unit))?;
+    run(&mut unit)?;
     // The vendored preview modules: the build's export lists, and the built files loaded as a
     // preview's import map resolves them (one React across react and react-dom).
     run(scratch
-        .apply(&mut Command::new("node"))
+        .command("node")
         .args(["--test", "preview-packages/test/exports.test.mjs", "preview-packages/test/bundles.test.mjs"])
         .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
     // The app's logic (lanes, judging, sync, review…) is plain Rust tested natively; the app itself
     // only builds for wasm, so only its library's tests run here.
-    run(scratch.apply(&mut Command::new("cargo")).args(["test", "--release", "-p", "flint-app", "--lib"]))?;
+    run(scratch.command("cargo").args(["test", "--release", "-p", "flint-app", "--lib"]))?;
     // A React answer's Vite export installs from the npm registry and builds (issue 27 item 6).
     crate::vite_export::check()?;
 
     run(scratch
-        .apply(&mut Command::new("cargo"))
+        .command("cargo")
         .args(["test", "--release", "--target", "wasm32-unknown-unknown", "-p", "flint-worker"])
         .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER", "wasm-bindgen-test-runner")
         .env("CHROMEDRIVER", "/usr/bin/chromedriver"))?;
@@ -168,10 +168,10 @@ fn run_tests(args: &[String], model: Option<PathBuf>, real_python: PathBuf, scra
     app_build()?;
     build_release_bins()?;
     // The vendored modules in Chromium, from an opaque-origin preview through the real gateway.
-    run(e2e_env(scratch.apply(&mut Command::new("node")))
+    run(e2e_env(&mut scratch.command("node"))
         .args(["--test", "preview-packages/test/browser.test.mjs"])
         .env("FLINT_PREVIEW_VENDOR", setup::preview_packages::out_dir()))?;
-    run(e2e_env(scratch.apply(&mut Command::new("node")))
+    run(e2e_env(&mut scratch.command("node"))
         .args(["--test", "--test-concurrency=1"])
         .args(e2e_files(args)?)
         .envs(model_env))

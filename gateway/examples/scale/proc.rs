@@ -4,18 +4,24 @@ use std::time::Duration;
 
 /// `VmRSS` and `VmHWM` of `pid`, in bytes (0 when the process is gone).
 pub fn memory(pid: u32) -> (u64, u64) {
-    (status_field(pid, "VmRSS:"), status_field(pid, "VmHWM:"))
+    let status = status(pid);
+    (field(&status, "VmRSS:"), field(&status, "VmHWM:"))
 }
 
 /// `RssAnon` and `RssFile` of `pid`, in bytes: what the process holds itself (its heap, stacks),
 /// and the pages of files it maps (its own code most of all: clean, shared, and dropped by the
 /// kernel under pressure). `VmRSS` counts both, so after a load only the split says which grew.
 pub fn resident(pid: u32) -> (u64, u64) {
-    (status_field(pid, "RssAnon:"), status_field(pid, "RssFile:"))
+    let status = status(pid);
+    (field(&status, "RssAnon:"), field(&status, "RssFile:"))
 }
 
-fn status_field(pid: u32, name: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+fn status(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default()
+}
+
+/// A `kB` field of a `/proc/<pid>/status` text, in bytes (0 when absent).
+fn field(status: &str, name: &str) -> u64 {
     status
         .lines()
         .find_map(|l| l.strip_prefix(name))
