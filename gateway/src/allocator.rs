@@ -7,6 +7,9 @@
 //! locks the arenas, so it runs only when the load has fallen ([`Trim`]), on a blocking thread.
 //! jemalloc's build (the former default, still `alloc-jemalloc`) was 70 CPU seconds of a first run
 //! bound by the processor (`bench/setup.md`).
+//!
+//! The trim cannot return a page that a thread's own cache (tcache) still holds a freed chunk on,
+//! so the gateway also re-starts itself once with those caches off ([`restart_tuned`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,9 +78,82 @@ pub async fn trim_after_loads(metrics: Arc<Metrics>, shutdown: CancellationToken
     }
 }
 
+/// glibc's tunable for how many freed chunks of each size a thread keeps for itself.
+const TCACHE_COUNT: &str = "glibc.malloc.tcache_count";
+
+/// Set in the environment of the process it re-started, so that it never re-starts twice (glibc
+/// erases some tunables in a set-user-ID process, which would otherwise loop).
+const RESTARTED: &str = "FLINT_GATEWAY_TUNED";
+
+/// The `GLIBC_TUNABLES` the gateway should run with, given the one it was started with: the
+/// operator's own with the per-thread caches turned off; `None` when it runs as it should already
+/// (a tcache count is set, by the operator or by an earlier start). Why: a minute after a burst,
+/// each tokio worker's cache still holds a few hundred freed chunks, each pinning a page of the
+/// burst that `malloc_trim` cannot return, about 4 MB in all at 1,000 streams (`bench/scale.md`).
+/// glibc reads tunables only from the environment when a process starts.
+pub fn tunables(started_with: Option<&str>) -> Option<String> {
+    let off = format!("{TCACHE_COUNT}=0");
+    match started_with.map(str::trim) {
+        None | Some("") => Some(off),
+        Some(own) if own.split(':').any(|entry| entry.split('=').next() == Some(TCACHE_COUNT)) => None,
+        Some(own) => Some(format!("{own}:{off}")),
+    }
+}
+
+/// Re-starts this process in place (same pid, arguments and descriptors) with the tunables of
+/// [`tunables`], before any thread is made; returns only when it does not: `Some` with the reason
+/// the re-start failed, `None` when none was needed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn restart_tuned() -> Option<std::io::Error> {
+    use std::os::unix::process::CommandExt as _;
+    if std::env::var_os(RESTARTED).is_some() {
+        return None;
+    }
+    // An operator's value that is not text is theirs to keep as it is.
+    let started_with = match std::env::var_os("GLIBC_TUNABLES") {
+        Some(value) => Some(value.into_string().ok()?),
+        None => None,
+    };
+    let value = tunables(started_with.as_deref())?;
+    let mut args = std::env::args_os();
+    let name = args.next().unwrap_or_default();
+    // `/proc/self/exe`, not the path it was started by: that file may have been replaced since.
+    let error = std::process::Command::new("/proc/self/exe")
+        .arg0(name)
+        .args(args)
+        .env("GLIBC_TUNABLES", value)
+        .env(RESTARTED, "1")
+        .exec();
+    Some(error)
+}
+
+/// Only glibc has the tunables.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn restart_tuned() -> Option<std::io::Error> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_caches_are_turned_off_beside_the_operators_tunables_unless_they_chose_a_count() {
+        let off = "glibc.malloc.tcache_count=0";
+        assert_eq!(tunables(None).as_deref(), Some(off));
+        assert_eq!(tunables(Some(" ")).as_deref(), Some(off));
+        assert_eq!(
+            tunables(Some("glibc.malloc.arena_max=2")).as_deref(),
+            Some("glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0")
+        );
+        assert_eq!(tunables(Some("glibc.malloc.tcache_count=7")), None, "the operator's count is kept");
+        assert_eq!(tunables(Some("glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0")), None);
+        assert_eq!(
+            tunables(Some("glibc.malloc.tcache_count_x=1")).as_deref(),
+            Some("glibc.malloc.tcache_count_x=1:glibc.malloc.tcache_count=0"),
+            "only the whole name counts"
+        );
+    }
 
     #[test]
     fn a_steady_load_does_not_trim_and_its_end_trims_once() {

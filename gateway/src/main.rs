@@ -1,7 +1,8 @@
 //! `flint-gateway [--config PATH] [--listen ADDR] [--dist DIR] [--allow-origin ORIGIN]…`, or
 //! `flint-gateway token create NAME | list | revoke NAME` for access tokens ([`auth::cli`]).
 //!
-//! Reads the configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
+//! Re-starts itself once with glibc's per-thread caches off ([`allocator::restart_tuned`]), reads the
+//! configuration, builds the providers and serves until Ctrl-C (or SIGTERM).
 //! Logging follows `RUST_LOG` (default `info`), libraries that print frames held at `info` ([`logging`]).
 
 use std::net::SocketAddr;
@@ -63,8 +64,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     Ok(parsed)
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some("token") {
         return auth::cli::run(&std::env::args().skip(2).collect::<Vec<_>>());
     }
@@ -78,7 +78,29 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Before any thread is made: when it succeeds the process is replaced and this never returns.
+    // Under jemalloc or mimalloc glibc holds only what the C libraries allocate.
+    #[cfg(not(any(feature = "alloc-mimalloc", feature = "alloc-jemalloc")))]
+    let not_tuned = allocator::restart_tuned();
+    #[cfg(any(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
+    let not_tuned = None;
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(args, not_tuned)),
+        Err(err) => {
+            eprintln!("cannot start the async runtime: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args, not_tuned: Option<std::io::Error>) -> ExitCode {
     logging::init();
+    if let Some(err) = not_tuned {
+        tracing::warn!(
+            "cannot re-start with glibc's per-thread caches off ({err}): after a burst of streams \
+             about 4 MB more stays resident (DEPLOY.md, Memory)"
+        );
+    }
     match serve::open_files::raise() {
         Ok(limit) => {
             if limit.now > limit.before {

@@ -1,6 +1,8 @@
 //! Connections that send nothing: closed after the header-read timeout whatever protocol they
 //! claim, capped per address with a sentence, and never able to lock a new visitor out of a
 //! gateway whose open-files limit is 1,024 (the real binary under `ulimit -n 1024`). Loopback only.
+//! With them, the rest of what the binary sets up for itself: its open-files limit and glibc's
+//! per-thread caches.
 
 mod binary;
 mod common;
@@ -131,4 +133,37 @@ fn the_soft_open_files_limit_is_raised_to_the_hard_one_and_a_low_one_is_warned()
     let low = Binary::start("nofile-low", "", "ulimit -n 1024", "info", &[]);
     let output = low.output();
     assert!(output.contains("open-files limit is 1024") && output.contains("LimitNOFILE"), "{output}");
+}
+
+/// The `GLIBC_TUNABLES` the running gateway `pid` was started with (after its own re-start). glibc
+/// (2.36) ends each tunable it reads with a NUL in place, so the entries after the variable's first
+/// that name a glibc tunable are the rest of its value.
+fn tunables_of(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("/proc environ");
+    let environ = String::from_utf8_lossy(&environ).into_owned();
+    let mut entries = environ.split('\0').skip_while(|var| !var.starts_with("GLIBC_TUNABLES="));
+    let mut value = entries.next()?.strip_prefix("GLIBC_TUNABLES=")?.to_owned();
+    for rest in entries.take_while(|entry| entry.starts_with("glibc.")) {
+        value = format!("{value}:{rest}");
+    }
+    Some(value)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_binary_runs_with_glibcs_thread_caches_off_keeping_the_operators_tunables_and_count() {
+    let plain = Binary::start("tcache", "", "unset GLIBC_TUNABLES", "info", &[]);
+    assert_eq!(tunables_of(plain.pid()).as_deref(), Some("glibc.malloc.tcache_count=0"));
+    let theirs =
+        Binary::start("tcache-theirs", "", "", "info", &[("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")]);
+    let expected = "glibc.malloc.arena_max=2:glibc.malloc.tcache_count=0";
+    assert_eq!(tunables_of(theirs.pid()).as_deref(), Some(expected), "{}", theirs.output());
+    let count =
+        Binary::start("tcache-count", "", "", "info", &[("GLIBC_TUNABLES", "glibc.malloc.tcache_count=7")]);
+    assert_eq!(
+        tunables_of(count.pid()).as_deref(),
+        Some("glibc.malloc.tcache_count=7"),
+        "the operator's own"
+    );
+    assert!(!plain.output().contains("cannot re-start"), "{}", plain.output());
 }

@@ -67,6 +67,9 @@ impl Binary {
             .arg(&file)
             .env_remove("FLINT_OPENAI_BASE_URL")
             .env_remove("FLINT_LOG_FORMAT")
+            // The mark of a gateway that re-started itself (`allocator::restart_tuned`): inherited
+            // from a shell, it would keep this one from doing so.
+            .env_remove("FLINT_GATEWAY_TUNED")
             // Every database of the gateway's in this folder, never the person's own; no embedded
             // model found there either, so a gateway without providers starts at once.
             .env("XDG_DATA_HOME", &dir)
