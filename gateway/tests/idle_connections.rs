@@ -138,6 +138,7 @@ fn the_soft_open_files_limit_is_raised_to_the_hard_one_and_a_low_one_is_warned()
 /// The `GLIBC_TUNABLES` the running gateway `pid` was started with (after its own re-start). glibc
 /// (2.36) ends each tunable it reads with a NUL in place, so the entries after the variable's first
 /// that name a glibc tunable are the rest of its value.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn tunables_of(pid: u32) -> Option<String> {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).expect("/proc environ");
     let environ = String::from_utf8_lossy(&environ).into_owned();
