@@ -83,7 +83,7 @@ const TCACHE_COUNT: &str = "glibc.malloc.tcache_count";
 
 /// Set in the environment of the process it re-started, so that it never re-starts twice (glibc
 /// erases some tunables in a set-user-ID process, which would otherwise loop).
-const RESTARTED: &str = "FLINT_GATEWAY_TUNED";
+pub const RESTARTED: &str = "FLINT_GATEWAY_TUNED";
 
 /// The `GLIBC_TUNABLES` the gateway should run with, given the one it was started with: the
 /// operator's own with the per-thread caches turned off; `None` when it runs as it should already

@@ -69,7 +69,7 @@ impl Binary {
             .env_remove("FLINT_LOG_FORMAT")
             // The mark of a gateway that re-started itself (`allocator::restart_tuned`): inherited
             // from a shell, it would keep this one from doing so.
-            .env_remove("FLINT_GATEWAY_TUNED")
+            .env_remove(flint_gateway::allocator::RESTARTED)
             // Every database of the gateway's in this folder, never the person's own; no embedded
             // model found there either, so a gateway without providers starts at once.
             .env("XDG_DATA_HOME", &dir)
