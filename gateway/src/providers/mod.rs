@@ -27,6 +27,7 @@ mod slot_queue;
 mod slots;
 pub mod sse;
 pub(crate) mod stall;
+mod upstream_conn;
 pub mod upstream_http;
 
 pub use self::answer_caps::AnswerCaps;

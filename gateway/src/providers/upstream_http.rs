@@ -8,18 +8,25 @@
 //! [`READ_BUFFER_MAX`]: a slow reader then leaves the bytes in the kernel's socket buffer, and TCP
 //! slows the upstream down, which is the backpressure an answer stream should have.
 //!
+//! A plain-HTTP upstream's answers are read on connections of our own, each driven by the task
+//! that reads its answer (`upstream_conn`), with the same bound.
+//!
 //! A proxy named in the environment (`HTTPS_PROXY`, `ALL_PROXY`…, as reqwest reads them) sends the
 //! request through reqwest as before: hyper's client does not speak to proxies.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::uri::PathAndQuery;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue, USER_AGENT};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, USER_AGENT};
+
+use super::upstream_conn::{Failed, Pool};
 
 /// Most bytes an upstream connection reads ahead of the gateway. A streamed token is tens of
 /// bytes of SSE, so 32 KiB still carries hundreds of them per read when the gateway is behind.
@@ -35,7 +42,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const HEAD_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A few warm connections save the next request a handshake; more stay idle for nothing.
-const IDLE_PER_HOST: usize = 32;
+pub(super) const IDLE_PER_HOST: usize = 32;
 const IDLE_FOR: Duration = Duration::from_secs(15);
 
 type Bounded = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -45,6 +52,8 @@ type Bounded = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
 pub struct UpstreamClient {
     plain: reqwest::Client,
     bounded: Bounded,
+    /// Plain-HTTP upstreams' connections, each driven by the task reading its answer.
+    in_task: Arc<Pool>,
 }
 
 /// Why a request got no answer.
@@ -112,7 +121,11 @@ impl UpstreamClient {
 
     /// Both clients, closing a pooled connection once it has been idle for `idle`.
     fn idle_for(idle: Duration) -> Self {
-        Self { plain: plain(idle), bounded: bounded(idle) }
+        Self {
+            plain: plain(idle),
+            bounded: bounded(idle),
+            in_task: Pool::new(idle, IDLE_PER_HOST, READ_BUFFER_MAX),
+        }
     }
 
     /// The reqwest client, for requests whose answers are short (model lists, refusals).
@@ -142,6 +155,9 @@ impl UpstreamClient {
             Some(port) => format!("{h}:{port}"),
             None => h.to_owned(),
         });
+        if uri.scheme_str() == Some("http") {
+            return self.via_own_connection(uri, host, authorization, body).await;
+        }
         let mut request = http::Request::post(uri)
             .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .header(ACCEPT, HeaderValue::from_static("*/*"))
@@ -165,6 +181,54 @@ impl UpstreamClient {
                 return Err(SendError::Bounded { host, connect: err.is_connect(), source: Box::new(err) });
             }
             Err(_) => return Err(SendError::TimedOut { host }),
+        };
+        Ok(reqwest::Response::from(response.map(reqwest::Body::wrap)))
+    }
+
+    /// The request on a connection of our own (`upstream_conn`); `uri` is plain HTTP.
+    async fn via_own_connection(
+        &self,
+        uri: http::Uri,
+        host: Option<String>,
+        authorization: Option<&HeaderValue>,
+        body: &serde_json::Value,
+    ) -> Result<reqwest::Response, SendError> {
+        let failed = |connect, source: Box<dyn std::error::Error + Send + Sync>| SendError::Bounded {
+            host: host.clone(),
+            connect,
+            source,
+        };
+        let (Some(name), Some(authority)) = (uri.host(), host.as_deref()) else {
+            return Err(failed(true, "the URL names no host".into()));
+        };
+        let port = uri.port_u16().unwrap_or(80);
+        // HTTP/1 wants the path alone on the request line, and the host in its own header
+        // (without any `user:password@` the URL carried).
+        let target =
+            http::Uri::from(uri.path_and_query().cloned().unwrap_or_else(|| PathAndQuery::from_static("/")));
+        let host_header = HeaderValue::from_str(authority).map_err(|err| failed(true, Box::new(err)))?;
+        let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
+        // Made again for a second try (`upstream_conn`), from parts already valid.
+        let request = || {
+            let mut request = http::Request::new(Full::new(bytes.clone()));
+            *request.method_mut() = http::Method::POST;
+            *request.uri_mut() = target.clone();
+            let headers = request.headers_mut();
+            headers.insert(HOST, host_header.clone());
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+            headers.insert(USER_AGENT, HeaderValue::from_static(AGENT));
+            if let Some(auth) = authorization {
+                headers.insert(AUTHORIZATION, auth.clone());
+            }
+            request
+        };
+        let sent = self.in_task.send(name, port, CONNECT_TIMEOUT, request);
+        let response = match tokio::time::timeout(HEAD_TIMEOUT, sent).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(Failed::ConnectTimedOut)) | Err(_) => return Err(SendError::TimedOut { host }),
+            Ok(Err(Failed::Connect(err))) => return Err(failed(true, Box::new(err))),
+            Ok(Err(Failed::Request(err))) => return Err(failed(false, Box::new(err))),
         };
         Ok(reqwest::Response::from(response.map(reqwest::Body::wrap)))
     }
