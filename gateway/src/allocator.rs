@@ -117,14 +117,32 @@ pub fn restart_tuned() -> Option<std::io::Error> {
     let value = tunables(started_with.as_deref())?;
     let mut args = std::env::args_os();
     let name = args.next().unwrap_or_default();
-    // `/proc/self/exe`, not the path it was started by: that file may have been replaced since.
-    let error = std::process::Command::new("/proc/self/exe")
+    let error = std::process::Command::new(own_image())
         .arg0(name)
         .args(args)
         .env("GLIBC_TUNABLES", value)
         .env(RESTARTED, "1")
         .exec();
     Some(error)
+}
+
+/// The file to re-start from. The path this process's image was loaded from, while that path
+/// still holds it: the kernel names a process after the file it runs, and `ps`, `top`, `pgrep
+/// flint-gateway` and `pkill` go by that name (re-started from `/proc/self/exe` it was `exe`). Else
+/// `/proc/self/exe` itself: a deploy has replaced the file since (should that happen between this
+/// look and the re-start, the new build starts, marked as re-started, with the same arguments).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn own_image() -> std::path::PathBuf {
+    use std::os::unix::fs::MetadataExt as _;
+    let running = std::path::Path::new("/proc/self/exe");
+    let holds_it = |path: &std::path::Path| match (std::fs::metadata(path), std::fs::metadata(running)) {
+        (Ok(file), Ok(image)) => file.dev() == image.dev() && file.ino() == image.ino(),
+        _ => false,
+    };
+    match std::fs::read_link(running) {
+        Ok(path) if holds_it(&path) => path,
+        _ => running.to_path_buf(),
+    }
 }
 
 /// Only glibc has the tunables.

@@ -167,4 +167,7 @@ fn the_binary_runs_with_glibcs_thread_caches_off_keeping_the_operators_tunables_
         "the operator's own"
     );
     assert!(!plain.output().contains("cannot re-start"), "{}", plain.output());
+    // Re-started under its own name, which `ps`, `pgrep` and `pkill` go by (not `exe`).
+    let name = std::fs::read_to_string(format!("/proc/{}/comm", plain.pid())).expect("its name");
+    assert_eq!(name.trim_end(), "flint-gateway");
 }
