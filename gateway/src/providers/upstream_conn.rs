@@ -119,11 +119,13 @@ impl Pool {
     ) -> Result<(SendRequest<Full<Bytes>>, Conn), Failed> {
         // An IPv6 literal comes bracketed from the URI.
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let tcp = match tokio::time::timeout(timeout, TcpStream::connect((bare, port))).await {
-            Ok(Ok(tcp)) => tcp,
+        let deadline = tokio::time::Instant::now() + timeout;
+        let addresses = match tokio::time::timeout_at(deadline, tokio::net::lookup_host((bare, port))).await {
+            Ok(Ok(found)) => found.collect::<Vec<_>>(),
             Ok(Err(err)) => return Err(Failed::Connect(err)),
             Err(_) => return Err(Failed::ConnectTimedOut),
         };
+        let tcp = connect_any(&addresses, deadline).await?;
         // Tokens are small writes the upstream wants gone at once; so is the request.
         let _ = tcp.set_nodelay(true);
         Builder::new()
@@ -180,6 +182,36 @@ impl Pool {
     }
 }
 
+/// Longest wait for one of a host's addresses while others remain to try.
+const NEXT_ADDRESS_AFTER: Duration = Duration::from_secs(1);
+
+/// A connection to the first of `addresses` that answers by `deadline`, in their order. A host
+/// can have an address that never answers (an IPv6 route that goes nowhere, a stale record): each
+/// address but the last gets at most [`NEXT_ADDRESS_AFTER`], so the next is still tried in time.
+pub(super) async fn connect_any(
+    addresses: &[std::net::SocketAddr],
+    deadline: tokio::time::Instant,
+) -> Result<TcpStream, Failed> {
+    let mut failed =
+        Failed::Connect(std::io::Error::new(std::io::ErrorKind::NotFound, "the name has no address"));
+    for (i, address) in addresses.iter().enumerate() {
+        let until = if i + 1 < addresses.len() {
+            deadline.min(tokio::time::Instant::now() + NEXT_ADDRESS_AFTER)
+        } else {
+            deadline
+        };
+        failed = match tokio::time::timeout_at(until, TcpStream::connect(address)).await {
+            Ok(Ok(tcp)) => return Ok(tcp),
+            Ok(Err(err)) => Failed::Connect(err),
+            Err(_) => Failed::ConnectTimedOut,
+        };
+        if tokio::time::Instant::now() >= deadline {
+            break;
+        }
+    }
+    Err(failed)
+}
+
 /// The connection behind a body, and where it goes once the body is read.
 struct Driven {
     conn: SyncWrapper<Conn>,
@@ -229,5 +261,47 @@ impl Body for InTaskBody {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::time::Instant;
+
+    use super::{Failed, connect_any};
+
+    /// A loopback address whose SYNs go unanswered: a listener never accepting, its queue full.
+    async fn unanswering() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>, std::net::SocketAddr) {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind("127.0.0.1:0".parse().expect("an address")).expect("a port");
+        let listener = socket.listen(0).expect("listening");
+        let address = listener.local_addr().expect("its address");
+        let mut queued = Vec::new();
+        // Fill the accept queue; from then on the kernel drops new SYNs.
+        while let Ok(Ok(stream)) =
+            tokio::time::timeout(Duration::from_millis(200), tokio::net::TcpStream::connect(address)).await
+        {
+            queued.push(stream);
+        }
+        (listener, queued, address)
+    }
+
+    #[tokio::test]
+    async fn an_address_that_never_answers_gives_way_to_the_next_in_time() {
+        let (_listener, _queued, dead) = unanswering().await;
+        let live = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let started = Instant::now();
+        let connected =
+            connect_any(&[dead, live.local_addr().expect("its address")], started + Duration::from_secs(10))
+                .await
+                .expect("the second address answers");
+        assert_eq!(connected.peer_addr().expect("a peer"), live.local_addr().expect("its address"));
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{took:?}: the dead address held the whole connect timeout");
+        // Alone, the dead address is waited for until the deadline, and the error says it timed out.
+        let alone = connect_any(&[dead], Instant::now() + Duration::from_millis(300)).await;
+        assert!(matches!(alone, Err(Failed::ConnectTimedOut)), "{alone:?}");
     }
 }
