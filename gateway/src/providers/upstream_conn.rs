@@ -4,15 +4,15 @@
 //! Why: hyper's pooled client runs each connection in a task of its own, which hands the body to
 //! the reader one piece at a time: every token cost two tasks a turn each, and on a loaded gateway
 //! each turn waits in the run queue behind thousands of others. Here reading the body polls the
-//! connection first, in the same task: a token is one turn. At 1,000 streams this cut the relay's
+//! connection first, in the same task: no hand-off between tasks. At 1,000 streams this cut the relay's
 //! p99 to a sixth (`bench/scale.md`). TLS upstreams stay on hyper's client: they mostly speak
 //! HTTP/2, whose streams share one connection (and its task) by design.
 //!
 //! The pool is as bounded as hyper's: [`super::upstream_http::IDLE_PER_HOST`] idle connections a
 //! host, each closed after the client's idle timeout. An idle connection waits in a small task
 //! that watches it close and hands it back when a request takes it. As hyper's client does, a
-//! request that fails on a kept connection before any answer (the server closed it as it was
-//! taken) goes once more on a new one.
+//! request its kept connection never sent (the server closed it as it was taken) goes once more
+//! on a new one; one that was sent is not sent again, since the server may have begun on it.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -76,7 +76,7 @@ impl Pool {
         let key = format!("{host}:{port}");
         if let Some((send, conn)) = self.take(&key).await {
             match self.exchange(key.clone(), send, conn, request()).await {
-                Err(Failed::Request(err)) if err.is_canceled() || err.is_incomplete_message() => {
+                Err(Failed::Request(err)) if err.is_canceled() => {
                     tracing::debug!(upstream = %key, error = %err, "a kept connection closed as it was taken; on a new one");
                 }
                 answered => return answered,
@@ -91,23 +91,26 @@ impl Pool {
         self: &Arc<Self>,
         key: String,
         mut send: SendRequest<Full<Bytes>>,
-        mut conn: Conn,
+        conn: Conn,
         request: http::Request<Full<Bytes>>,
     ) -> Result<http::Response<InTaskBody>, Failed> {
         let answer = send.send_request(request);
         tokio::pin!(answer);
-        // The head arrives only while the connection is driven; if it ends first, `answer` says why.
-        let mut ended = false;
+        // The head arrives only while the connection is driven. One that ends first is dropped at
+        // once: a request it still held is answered (cancelled) only when it goes.
+        let mut conn = Some(conn);
         let head = std::future::poll_fn(|cx| {
-            if !ended && Pin::new(&mut conn).poll(cx).is_ready() {
-                ended = true;
+            if let Some(open) = conn.as_mut()
+                && Pin::new(open).poll(cx).is_ready()
+            {
+                conn = None;
             }
             answer.as_mut().poll(cx)
         })
         .await
         .map_err(Failed::Request)?;
         let driven =
-            (!ended).then(|| Driven { conn: SyncWrapper::new(conn), send, pool: Arc::clone(self), key });
+            conn.map(|conn| Driven { conn: SyncWrapper::new(conn), send, pool: Arc::clone(self), key });
         Ok(head.map(|body| InTaskBody { body, driven }))
     }
 
