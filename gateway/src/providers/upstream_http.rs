@@ -158,19 +158,8 @@ impl UpstreamClient {
         if uri.scheme_str() == Some("http") {
             return self.via_own_connection(uri, host, authorization, body).await;
         }
-        let mut request = http::Request::post(uri)
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-            .header(ACCEPT, HeaderValue::from_static("*/*"))
-            .header(USER_AGENT, HeaderValue::from_static(AGENT));
-        if let Some(auth) = authorization {
-            request = request.header(AUTHORIZATION, auth.clone());
-        }
-        let bytes = serde_json::to_vec(body).unwrap_or_default();
-        let request = request.body(Full::new(Bytes::from(bytes))).map_err(|err| SendError::Bounded {
-            host: host.clone(),
-            connect: false,
-            source: Box::new(err),
-        })?;
+        let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
+        let request = post_request(uri, authorization, bytes);
         let response = match tokio::time::timeout(HEAD_TIMEOUT, self.bounded.request(request)).await {
             Ok(Ok(response)) => response,
             Ok(Err(err)) => {
@@ -208,19 +197,10 @@ impl UpstreamClient {
             http::Uri::from(uri.path_and_query().cloned().unwrap_or_else(|| PathAndQuery::from_static("/")));
         let host_header = HeaderValue::from_str(authority).map_err(|err| failed(true, Box::new(err)))?;
         let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
-        // Made again for a second try (`upstream_conn`), from parts already valid.
+        // Made again for a second try (`upstream_conn`).
         let request = || {
-            let mut request = http::Request::new(Full::new(bytes.clone()));
-            *request.method_mut() = http::Method::POST;
-            *request.uri_mut() = target.clone();
-            let headers = request.headers_mut();
-            headers.insert(HOST, host_header.clone());
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
-            headers.insert(USER_AGENT, HeaderValue::from_static(AGENT));
-            if let Some(auth) = authorization {
-                headers.insert(AUTHORIZATION, auth.clone());
-            }
+            let mut request = post_request(target.clone(), authorization, bytes.clone());
+            request.headers_mut().insert(HOST, host_header.clone());
             request
         };
         let sent = self.in_task.send(name, port, CONNECT_TIMEOUT, request);
@@ -256,6 +236,25 @@ impl Default for UpstreamClient {
 }
 
 const AGENT: &str = concat!("flint-gateway/", env!("CARGO_PKG_VERSION"));
+
+/// The JSON POST both clients send, from parts already valid (so it cannot fail).
+fn post_request(
+    uri: http::Uri,
+    authorization: Option<&HeaderValue>,
+    body: Bytes,
+) -> http::Request<Full<Bytes>> {
+    let mut request = http::Request::new(Full::new(body));
+    *request.method_mut() = http::Method::POST;
+    *request.uri_mut() = uri;
+    let headers = request.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+    headers.insert(USER_AGENT, HeaderValue::from_static(AGENT));
+    if let Some(auth) = authorization {
+        headers.insert(AUTHORIZATION, auth.clone());
+    }
+    request
+}
 
 /// Whether the environment sends requests for `uri` through a proxy (read on each request, as
 /// reqwest reads it once per client: cheap next to a request).

@@ -117,9 +117,11 @@ async fn a_pooled_connection_is_closed_once_idle_for_the_timeout() {
 }
 
 /// A server that answers each request on a connection with `answer`, for as long as the client
-/// keeps the connection, and counts the connections it accepted.
+/// keeps the connection (or once, closing `closes_after` later), and counts the connections it
+/// accepted.
 async fn answering_server(
     answer: &'static [u8],
+    closes_after: Option<Duration>,
 ) -> (std::net::SocketAddr, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
@@ -134,6 +136,12 @@ async fn answering_server(
                     if socket.write_all(answer).await.is_err() {
                         return;
                     }
+                    // One answer, then the connection closes a while later (keep-alive as far
+                    // as the headers say): a server whose idle timeout is shorter than the client's.
+                    if let Some(after) = closes_after {
+                        tokio::time::sleep(after).await;
+                        return;
+                    }
                 }
             });
         }
@@ -145,7 +153,7 @@ async fn answering_server(
 async fn answers_read_to_their_end_leave_their_connection_for_the_next_request() {
     let sse = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n\
         c\r\ndata: [DONE]\r\n0\r\n\r\n";
-    let (addr, accepted) = answering_server(sse).await;
+    let (addr, accepted) = answering_server(sse, None).await;
     let client = UpstreamClient::new();
     let url = format!("http://{addr}/v1/chat/completions");
     for _ in 0..5 {
@@ -197,25 +205,9 @@ async fn an_answer_dropped_before_its_end_closes_its_connection() {
 
 #[tokio::test]
 async fn a_kept_connection_the_server_closed_is_not_used_again() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
-    let addr = listener.local_addr().expect("its address");
-    let accepted = std::sync::Arc::new(AtomicUsize::new(0));
-    let counted = std::sync::Arc::clone(&accepted);
-    tokio::spawn(async move {
-        // Each connection answers one request, keep-alive as far as its headers say, and closes:
-        // what a server whose idle timeout is shorter than the client's does.
-        while let Ok((mut socket, _)) = listener.accept().await {
-            counted.fetch_add(1, Ordering::SeqCst);
-            tokio::spawn(async move {
-                if read_head(&mut socket).await {
-                    let _ = socket.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}").await;
-                    // After the client has taken the answer and kept the connection.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            });
-        }
-    });
+    let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
+    // Closed after the client has taken the answer and kept the connection.
+    let (addr, accepted) = answering_server(answer, Some(Duration::from_millis(20))).await;
     let client = UpstreamClient::new();
     let url = format!("http://{addr}/v1/chat/completions");
     for _ in 0..3 {
@@ -224,5 +216,9 @@ async fn a_kept_connection_the_server_closed_is_not_used_again() {
         // The server's close reaches the client while the connection waits in the pool.
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(accepted.load(Ordering::SeqCst), 3, "each request on a connection of its own");
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        3,
+        "each request on a connection of its own"
+    );
 }
