@@ -14,6 +14,7 @@ pub mod continuation;
 pub mod local;
 pub mod openai;
 mod openai_chunk;
+mod openai_chunk_scan;
 mod openai_context;
 mod openai_errors;
 mod openai_reasoning;

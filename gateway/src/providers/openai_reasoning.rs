@@ -18,7 +18,7 @@ use super::openai_errors::tidy;
 use super::redact::Redactor;
 
 /// One chunk's `delta`: the answer's text and the reasoning beside it.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, PartialEq, Deserialize)]
 pub(crate) struct DeltaFields<'a> {
     /// The answer's text.
     #[serde(default, borrow)]
@@ -32,7 +32,7 @@ pub(crate) struct DeltaFields<'a> {
 }
 
 /// One part of `reasoning_details`; parts of other types carry nothing readable.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 struct Detail<'a> {
     #[serde(default, borrow)]
     text: Option<Cow<'a, str>>,
@@ -40,7 +40,12 @@ struct Detail<'a> {
     summary: Option<Cow<'a, str>>,
 }
 
-impl DeltaFields<'_> {
+impl<'a> DeltaFields<'a> {
+    /// A delta that carries the answer's text alone.
+    pub(crate) fn text(content: Option<Cow<'a, str>>) -> Self {
+        Self { content, ..Self::default() }
+    }
+
     /// The reasoning this chunk carries: `None` when it carries none, `Some("")` when the model is
     /// reasoning but shows nothing of it (an encrypted part). A server that sends the same text
     /// under two names (OpenRouter: `reasoning` and `reasoning_details`) is read once.
