@@ -247,7 +247,7 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The character of the escape after a backslash; a surrogate (`\uD83D\uDE00` too) goes to serde.
+    /// The character of the escape after a backslash.
     fn escape(&mut self) -> Option<char> {
         let byte = self.peek()?;
         self.at += 1;
@@ -260,7 +260,19 @@ impl<'a> Scan<'a> {
             b'n' => '\n',
             b'r' => '\r',
             b't' => '\t',
-            b'u' => char::from_u32(self.hex4()?)?,
+            b'u' => match self.hex4()? {
+                // A pair's first half (Python's `json.dumps` writes every emoji so): the second
+                // must follow. A half alone is no character, and serde refuses it.
+                high @ 0xD800..=0xDBFF => {
+                    self.literal("\\u")?;
+                    let low = self.hex4()?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?
+                }
+                unit => char::from_u32(unit)?,
+            },
             _ => return None,
         })
     }

@@ -44,6 +44,10 @@ fn every_servers_common_chunk_is_read_by_the_scanner_as_serde_reads_it() {
             "spaced out",
             " {\n \"choices\" : [ { \"delta\" : { \"content\" : \"a\" } , \"finish_reason\" : null } ] }\r\n",
         ),
+        (
+            "llama-cpp-python (Python's json.dumps: spaces, every non-ASCII character escaped)",
+            r#"{"id": "chatcmpl-168fdd83", "model": "x", "created": 1796676736, "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "\ud83d\udc69 \u2610 \u00e9"}, "logprobs": null, "finish_reason": null}]}"#,
+        ),
         ("no choices", r#"{"choices":null,"model":null}"#),
         ("an empty list", r#"{"choices":[],"usage":null,"error":null}"#),
     ] {
@@ -57,7 +61,6 @@ fn other_shapes_go_to_serde_and_what_is_not_json_fails_there() {
         ("reasoning", r#"{"choices":[{"delta":{"reasoning_content":"Plan"}}]}"#),
         ("usage", r#"{"choices":[],"usage":{"completion_tokens":9}}"#),
         ("an error", r#"{"error":{"message":"overloaded"}}"#),
-        ("a surrogate pair", r#"{"choices":[{"delta":{"content":"\ud83d\ude00"}}]}"#),
         ("a chunk as a list", r#"[null,[]]"#),
         ("a choice as a list", r#"{"choices":[[{"content":"x"},"stop"]]}"#),
         ("deep", &format!(r#"{{"x":{}1{},"choices":[]}}"#, "[".repeat(40), "]".repeat(40))),
@@ -71,6 +74,8 @@ fn other_shapes_go_to_serde_and_what_is_not_json_fails_there() {
         ("a control byte", "{\"choices\":[{\"delta\":{\"content\":\"a\u{1}\"}}]}"),
         ("a bad escape", r#"{"choices":[{"delta":{"content":"\x"}}]}"#),
         ("a lone surrogate", r#"{"choices":[{"delta":{"content":"\ud800"}}]}"#),
+        ("a first half before another first half", r#"{"choices":[{"delta":{"content":"\ud83d\ud83d"}}]}"#),
+        ("a second half alone", r#"{"choices":[{"delta":{"content":"\udc69"}}]}"#),
         ("a leading zero", r#"{"created":012,"choices":[]}"#),
         ("cut short", r#"{"choices":[{"delta":{"content":"a"#),
         ("something after", r#"{"choices":[]} {}"#),
@@ -105,6 +110,8 @@ fn string() -> impl Strategy<Value = String> {
             "\\u0000",
             "\\ud83d\\ude00",
             "\\ud800",
+            "\\udc69",
+            "\\uD83D\\uDC69",
         ][..],
     );
     prop::collection::vec(piece, 0..5).prop_map(|pieces| format!("\"{}\"", pieces.concat()))
