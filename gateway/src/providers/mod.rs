@@ -15,6 +15,7 @@ pub mod local;
 pub mod openai;
 mod openai_chunk;
 mod openai_chunk_scan;
+mod openai_chunk_template;
 mod openai_context;
 mod openai_errors;
 mod openai_reasoning;

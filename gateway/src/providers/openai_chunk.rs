@@ -15,7 +15,8 @@ use flint_protocol::FinishReason;
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
-use super::openai_chunk_scan::{self, Common};
+use super::openai_chunk_scan::Common;
+use super::openai_chunk_template::Templates;
 use super::openai_errors::{error_message, is_context_refusal, tidy};
 use super::openai_reasoning::{DeltaFields, Ending};
 use super::redact::{Redactor, Scrubber};
@@ -29,6 +30,7 @@ pub(crate) struct ChunkState {
     scrubber: Scrubber,
     /// The reasoning is upstream text too: scrubbed on its own, since it is shown apart.
     reasoning: Scrubber,
+    templates: Templates,
     started: bool,
     finish: Option<Ending>,
     done: bool,
@@ -146,9 +148,10 @@ impl<'a> From<Common<'a>> for Chunk<'a> {
     }
 }
 
-/// One payload as a chunk: the common shape by the scanner, the rest by serde.
-fn parse(data: &str) -> Result<Chunk<'_>, ChunkError> {
-    match openai_chunk_scan::read(data) {
+/// One payload as a chunk: the common shape by the scanner (by the stream's last template where it
+/// fits), the rest by serde.
+fn parse<'a>(templates: &mut Templates, data: &'a str) -> Result<Chunk<'a>, ChunkError> {
+    match templates.read(data) {
         Some(common) => Ok(common.into()),
         None => serde_json::from_str(data).map_err(|_| ChunkError::Json),
     }
@@ -162,6 +165,7 @@ impl ChunkState {
             redactor: redactor.clone(),
             scrubber: redactor.stream(),
             reasoning: redactor.stream(),
+            templates: Templates::default(),
             started: false,
             finish: None,
             done: false,
@@ -209,7 +213,7 @@ impl ChunkState {
             out.push_back(Ok(ProviderEvent::Finished(reason)));
             return Ok(());
         }
-        let chunk = parse(data)?;
+        let chunk = parse(&mut self.templates, data)?;
         if let Some(error) = chunk.error {
             return Err(ChunkError::Upstream {
                 message: error_message(&error),

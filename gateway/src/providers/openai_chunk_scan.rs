@@ -4,11 +4,13 @@
 //! `model`, the first choice's `delta.content` and its `finish_reason`, beside fields it ignores
 //! (`id`, `object`, `created`, `system_fingerprint`, `obfuscation`, `x_groq`, `timings`, `logprobs`,
 //! …) and `usage` or `error` set to `null`. [`read`] reads that shape in one pass over the bytes
-//! and answers `None` for anything else: reasoning, usage, an error object, a duplicate field, a
-//! `\u` escape of a surrogate, nesting deeper than [`MAX_DEPTH`], and any text that is not JSON.
+//! and answers `None` for anything else: reasoning, usage, an error object, a duplicate field,
+//! half a surrogate pair in a string it keeps, nesting deeper than [`MAX_DEPTH`], and any text that
+//! is not JSON.
 //! Those go to serde, which decides, so this path never accepts what serde would refuse, and reads
 //! what it accepts as serde would (a test compares the two on generated chunks). Measured:
-//! `bench/scale.md`.
+//! `bench/scale.md`. Most chunks do not even come here: `openai_chunk_template` reads a stream's
+//! chunks by their text alone once the bytes around it repeat.
 
 use std::borrow::Cow;
 
@@ -30,20 +32,32 @@ pub(super) struct CommonChoice<'a> {
     pub(super) finish_reason: Option<Cow<'a, str>>,
 }
 
-/// Deeper than this, a chunk goes to serde (whose own limit is 128).
+/// Deeper than this, a chunk goes to serde (which steps over ignored values of any depth), so the
+/// scanner's recursion stays shallow.
 const MAX_DEPTH: u32 = 32;
 
-/// Reads `data` if it is a chunk of the common shape; `None` sends it to serde.
+/// Reads `data` if it is a chunk of the common shape; `None` sends it to serde. (The relay reads
+/// through [`read_marked`], by way of a stream's templates; the tests compare with this.)
+#[cfg(test)]
 pub(super) fn read(data: &str) -> Option<Common<'_>> {
-    let mut scan = Scan { text: data, at: 0 };
-    let chunk = scan.chunk()?;
-    scan.ws();
-    (scan.at == data.len()).then_some(chunk)
+    read_marked(data).map(|(chunk, _)| chunk)
 }
 
-struct Scan<'a> {
+/// [`read`], and where the first choice's `delta.content` is when it is a string: the indices of
+/// its opening and closing quotes.
+pub(super) fn read_marked(data: &str) -> Option<(Common<'_>, Option<(usize, usize)>)> {
+    let mut scan = Scan::new(data, 0);
+    let chunk = scan.chunk()?;
+    scan.ws();
+    (scan.at == data.len()).then_some((chunk, scan.content_quotes))
+}
+
+/// A reader over `text`, at byte `at`.
+pub(super) struct Scan<'a> {
     text: &'a str,
-    at: usize,
+    pub(super) at: usize,
+    /// Where `delta.content`'s quotes were, once read as a string.
+    content_quotes: Option<(usize, usize)>,
 }
 
 /// Marks a known field seen, failing on its second appearance (serde refuses duplicates).
@@ -52,6 +66,10 @@ fn first_time(seen: &mut u8, bit: u8) -> Option<()> {
 }
 
 impl<'a> Scan<'a> {
+    pub(super) fn new(text: &'a str, at: usize) -> Self {
+        Self { text, at, content_quotes: None }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.as_bytes().get(self.at).copied()
     }
@@ -195,7 +213,12 @@ impl<'a> Scan<'a> {
         self.object(|scan, key| match &*key {
             "content" => {
                 first_time(&mut seen, 1)?;
+                scan.ws();
+                let open = scan.at;
                 content = scan.optional_string()?;
+                if content.is_some() {
+                    scan.content_quotes = Some((open, scan.at - 1));
+                }
                 Some(())
             }
             "reasoning_content" => first_time(&mut seen, 2).and_then(|()| scan.null()?.then_some(())),
@@ -220,7 +243,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A string, borrowed when it has no escapes.
-    fn string(&mut self) -> Option<Cow<'a, str>> {
+    pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
         let start = self.at;
         self.plain();

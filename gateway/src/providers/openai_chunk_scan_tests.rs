@@ -4,6 +4,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
 use super::*;
+use crate::providers::openai_chunk_scan;
 
 /// The scanner's reading of `data`, checked against serde's.
 fn scanned(data: &str) -> Option<Chunk<'_>> {
@@ -66,11 +67,16 @@ fn other_shapes_go_to_serde_and_what_is_not_json_fails_there() {
         ("deep", &format!(r#"{{"x":{}1{},"choices":[]}}"#, "[".repeat(40), "]".repeat(40))),
     ] {
         assert_eq!(openai_chunk_scan::read(data), None, "{what}");
-        assert!(parse(data).is_ok(), "{what}: serde reads it");
+        assert!(parse(&mut Templates::default(), data).is_ok(), "{what}: serde reads it");
     }
     for (what, data) in [
         ("a duplicate field", r#"{"model":"a","model":"b","choices":[]}"#),
         ("a trailing comma", r#"{"choices":[],}"#),
+        ("a trailing comma in a list", r#"{"choices":[{"delta":{}},]}"#),
+        ("a form feed as space", "{\"choices\":[]\u{c}}"),
+        ("a quote's escape", r#"{"choices":[{"delta":{"content":"\'"}}]}"#),
+        ("a point and no digits", r#"{"created":1.,"choices":[]}"#),
+        ("an escaped key twice", r#"{"model":"a","mod\u0065l":"b","choices":[]}"#),
         ("a control byte", "{\"choices\":[{\"delta\":{\"content\":\"a\u{1}\"}}]}"),
         ("a bad escape", r#"{"choices":[{"delta":{"content":"\x"}}]}"#),
         ("a lone surrogate", r#"{"choices":[{"delta":{"content":"\ud800"}}]}"#),
@@ -83,7 +89,7 @@ fn other_shapes_go_to_serde_and_what_is_not_json_fails_there() {
         ("empty", ""),
     ] {
         assert_eq!(openai_chunk_scan::read(data), None, "{what}");
-        assert_eq!(parse(data).err(), Some(ChunkError::Json), "{what}");
+        assert_eq!(parse(&mut Templates::default(), data).err(), Some(ChunkError::Json), "{what}");
     }
 }
 
@@ -112,6 +118,7 @@ fn string() -> impl Strategy<Value = String> {
             "\\ud800",
             "\\udc69",
             "\\uD83D\\uDC69",
+            "\\'",
         ][..],
     );
     prop::collection::vec(piece, 0..5).prop_map(|pieces| format!("\"{}\"", pieces.concat()))
@@ -138,13 +145,24 @@ fn field(
     prop::option::weighted(0.7, value.prop_map(move |v| (key.to_owned(), v))).boxed()
 }
 
+/// `key` with `value`, present once in twenty: a duplicate, or a key written with an escape.
+fn rare(key: &'static str, value: &'static str) -> BoxedStrategy<Option<(String, String)>> {
+    prop::option::weighted(0.05, Just((key.to_owned(), value.to_owned()))).boxed()
+}
+
 fn delta() -> impl Strategy<Value = String> {
     object(vec![
         field("role", pick(&["\"assistant\""])),
         field("content", prop_oneof![4 => string(), 1 => pick(&["null", "[]"])]),
         field("reasoning_content", prop_oneof![3 => pick(&["null"]), 1 => string()]),
+        rare("reasoning", "\"hm\""),
+        rare("reasoning", "null"),
+        rare("reasoning_details", "[{\"type\":\"reasoning.text\",\"text\":\"a\"}]"),
+        rare("reasoning_details", "null"),
         field("tool_calls", pick(&["[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]"])),
         field("refusal", pick(&["null"])),
+        rare("content", "\"again\""),
+        rare("cont\\u0065nt", "\"escaped key\""),
     ])
 }
 
@@ -155,6 +173,9 @@ fn choice() -> impl Strategy<Value = String> {
         field("logprobs", pick(&["null", "{\"content\":[]}"])),
         field("finish_reason", prop_oneof![pick(&["null", "\"stop\"", "\"length\"", "1"]), string()]),
         field("stop_reason", pick(&["null", "\"</html>\"", "128001"])),
+        rare("finish_reason", "null"),
+        rare("delta", "{}"),
+        rare("finish\\u005freason", "\"stop\""),
     ])
 }
 
@@ -173,7 +194,11 @@ fn chunk() -> impl Strategy<Value = String> {
             "x_groq",
             pick(&["{\"id\":\"req_1\",\"usage\":{\"queue_time\":0.01,\"x\":[true,false,null]}}"]),
         ),
-        prop::option::weighted(0.05, Just(("model".to_owned(), "\"again\"".to_owned()))).boxed(),
+        rare("model", "\"again\""),
+        rare("choices", "[]"),
+        rare("usage", "null"),
+        rare("error", "null"),
+        rare("mod\\u0065l", "\"escaped key\""),
     ])
 }
 
@@ -198,7 +223,7 @@ proptest! {
     #[test]
     fn what_the_scanner_reads_serde_reads_the_same(
         text in chunk(),
-        mutation in prop::option::of((any::<usize>(), any::<u8>(), prop::sample::select(&[',', '}', ']', '"', '\\', '\u{1}', 'x', ' ', '{', ':'][..]))),
+        mutation in prop::option::of((any::<usize>(), any::<u8>(), prop::sample::select(STRAY))),
     ) {
         let text = match mutation {
             Some((at, how, byte)) => mutated(text, at, how, byte),
@@ -224,4 +249,81 @@ fn the_generated_chunks_exercise_both_paths() {
         if scanned(&text).is_some() { read += 1 } else { declined += 1 }
     }
     assert!(read > 300 && declined > 300, "read {read}, declined {declined}");
+}
+
+/// A character a broken server might write anywhere.
+const STRAY: &[char] = &[',', '}', ']', '"', '\\', '\u{1}', '\u{c}', 'x', ' ', '{', ':', '.', 'e', '\''];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn a_streams_template_reads_every_chunk_as_the_scanner_does(
+        base in chunk(),
+        texts in prop::collection::vec(string(), 1..6),
+        strays in prop::collection::vec(
+            prop::option::weighted(0.2, (any::<usize>(), any::<u8>(), prop::sample::select(STRAY))),
+            6,
+        ),
+    ) {
+        // One stream's chunks: the base with its text replaced, now and then one character of
+        // the whole cut, added or the rest dropped.
+        let Some((_, Some((open, close)))) = openai_chunk_scan::read_marked(&base) else {
+            return Ok(());
+        };
+        let mut templates = Templates::default();
+        for (text, stray) in texts.iter().zip(&strays) {
+            let mut chunk = format!("{}{text}{}", &base[..open], &base[close + 1..]);
+            if let Some((at, how, byte)) = *stray {
+                chunk = mutated(chunk, at, how, byte);
+            }
+            prop_assert_eq!(templates.read(&chunk), openai_chunk_scan::read(&chunk), "{}", chunk);
+        }
+    }
+}
+
+#[test]
+fn a_streams_chunks_after_the_first_are_read_by_its_template() {
+    let chunk = |text: &str, finish: &str| {
+        format!(
+            r#"{{"choices":[{{"finish_reason":{finish},"index":0,"delta":{{"content":"{text}"}}}}],"created":1,"id":"c","model":"m","object":"chat.completion.chunk"}}"#
+        )
+    };
+    let mut templates = Templates::default();
+    let first = chunk("<p>", "null");
+    assert!(templates.read(&first).is_some());
+    for text in ["Hi", "", "a \\\"b\\\" \\ud83d\\ude00", "é"] {
+        let next = chunk(text, "null");
+        let read = templates.read(&next).expect("read");
+        assert_eq!(read, openai_chunk_scan::read(&next).expect("the scanner reads it"), "{text}");
+        assert!(read.model.is_some_and(|m| matches!(m, Cow::Borrowed("m"))), "the model from its place");
+        assert_eq!(templates.misses(), 0, "{text}: read by the template");
+    }
+    let last = chunk("", "\"stop\"");
+    assert_eq!(templates.read(&last), openai_chunk_scan::read(&last), "another shape is read afresh");
+    assert_eq!(templates.misses(), 1);
+}
+
+#[test]
+fn a_stream_whose_chunks_all_differ_around_the_text_stops_being_learnt() {
+    // OpenAI pads every chunk with a different `obfuscation`.
+    let mut templates = Templates::default();
+    for i in 0..20 {
+        let chunk =
+            format!(r#"{{"choices":[{{"delta":{{"content":"t{i}"}}}}],"obfuscation":"{}"}}"#, "x".repeat(i));
+        assert_eq!(templates.read(&chunk), openai_chunk_scan::read(&chunk), "{chunk}");
+    }
+    assert_eq!(templates.misses(), 8, "learning stopped after eight misses in a row");
+}
+
+#[test]
+fn a_chunk_with_megabytes_around_its_text_is_not_kept() {
+    let chunk = |text: &str| {
+        format!(r#"{{"id":"{}","choices":[{{"delta":{{"content":"{text}"}}}}]}}"#, "i".repeat(1 << 20))
+    };
+    let mut templates = Templates::default();
+    for text in ["a", "b"] {
+        assert_eq!(templates.read(&chunk(text)), openai_chunk_scan::read(&chunk(text)));
+        assert!(!templates.holds_one(), "nothing kept");
+    }
 }
