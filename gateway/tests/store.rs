@@ -351,6 +351,37 @@ async fn postgres_gateways_starting_together_migrate_once() {
     );
 }
 
+/// Not PostgreSQL: takes each connection and resets it, or closes it before a word.
+async fn breaking_listener(reset: bool) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("port");
+    let port = listener.local_addr().expect("addr").port();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            if reset {
+                socket.set_zero_linger().expect("linger");
+            }
+            drop(socket);
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_port_that_resets_or_closes_is_the_same_sentence_as_no_server() {
+    for reset in [true, false] {
+        let port = breaking_listener(reset).await;
+        let store = PgStore::new(&format!("postgres://flint:secret-password@127.0.0.1:{port}/flint"), 1);
+        let started = std::time::Instant::now();
+        let err = store.ready().await.expect_err("no PostgreSQL there").to_string();
+        assert!(
+            err.starts_with(&format!("PostgreSQL store: no connection to 127.0.0.1:{port}"))
+                && err.contains("store.url"),
+            "reset {reset}: {err}"
+        );
+        assert!(!err.contains("secret-password") && started.elapsed() < Duration::from_secs(15), "{err}");
+    }
+}
+
 #[tokio::test]
 async fn an_unreachable_postgres_is_a_sentence_not_a_hang() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();

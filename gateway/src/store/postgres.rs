@@ -93,14 +93,20 @@ impl Store for PgStore {
             })
             .await
             .map(drop)
-            .map_err(|err| match err {
-                // sqlx hides why no connection opened; say what to check instead.
-                StoreError::Postgres(sqlx::Error::PoolTimedOut) => StoreError::Unavailable(format!(
-                    "PostgreSQL store: no connection to {} within 5 s; is it running, and does store.url \
+            .map_err(|err| {
+                let why = match &err {
+                    // sqlx retries a refused connection and then hides why none opened.
+                    StoreError::Postgres(sqlx::Error::PoolTimedOut) => "within 5 s".to_owned(),
+                    // Something answered and broke the connection: a reset, or a close before
+                    // PostgreSQL's first word (another program on the port, a proxy with no server).
+                    StoreError::Postgres(sqlx::Error::Io(io)) => format!("({io})"),
+                    _ => return err,
+                };
+                StoreError::Unavailable(format!(
+                    "PostgreSQL store: no connection to {} {why}; is it running, and does store.url \
                      name it (host, port, user, password, database)?",
                     self.place.trim_start_matches("PostgreSQL at ")
-                )),
-                other => other,
+                ))
             })
     }
 
