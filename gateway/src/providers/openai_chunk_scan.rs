@@ -103,51 +103,45 @@ impl<'a> Scan<'a> {
 
     /// An object's members, each handed to `member` with its key and the scanner at its value.
     fn object(&mut self, mut member: impl FnMut(&mut Self, Cow<'a, str>) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
-        self.ws();
-        if self.peek()? == b'}' {
-            self.at += 1;
-            return Some(());
-        }
-        loop {
-            self.ws();
-            let key = self.string()?;
-            self.eat(b':')?;
-            member(self, key)?;
-            self.ws();
-            match self.peek()? {
-                b',' => self.at += 1,
-                b'}' => {
-                    self.at += 1;
-                    return Some(());
-                }
-                _ => return None,
-            }
-        }
+        self.items(b'{', b'}', |scan, _| {
+            scan.ws();
+            let key = scan.string()?;
+            scan.eat(b':')?;
+            member(scan, key)
+        })
     }
 
-    /// An array's elements, each handed to `element` with the scanner at it.
-    fn array(&mut self, mut element: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
-        self.eat(b'[')?;
+    /// An array's elements, each handed to `element` with its index and the scanner at it.
+    fn array(&mut self, element: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
+        self.items(b'[', b']', element)
+    }
+
+    /// What lies between `open` and `close`, separated by commas: each item read by `item`.
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(open)?;
         self.ws();
-        if self.peek()? == b']' {
+        if self.peek()? == close {
             self.at += 1;
             return Some(());
         }
-        let mut index = 0;
-        loop {
-            element(self, index)?;
-            index += 1;
+        for index in 0.. {
+            item(self, index)?;
             self.ws();
             match self.peek()? {
                 b',' => self.at += 1,
-                b']' => {
+                byte if byte == close => {
                     self.at += 1;
                     return Some(());
                 }
                 _ => return None,
             }
         }
+        None
     }
 
     fn chunk(&mut self) -> Option<Common<'a>> {

@@ -79,7 +79,7 @@ impl Templates {
 
     /// Keeps the bytes around the text of `data`, whose reading is `common`.
     fn learn(&mut self, data: &str, common: &Common<'_>, (open, close): (usize, usize)) {
-        let place = |field: &Option<Cow<'_, str>>| -> Option<Option<Place>> {
+        let place = |field: Option<&Cow<'_, str>>| -> Option<Option<Place>> {
             match field {
                 None => Some(None),
                 // A field with escapes was copied: it has no place to be found again.
@@ -97,10 +97,10 @@ impl Templates {
                 }
             }
         };
-        let finish_reason = common.choice.as_ref().and_then(|choice| choice.finish_reason.clone());
+        let finish_reason = common.choice.as_ref().and_then(|choice| choice.finish_reason.as_ref());
         let kept = open + 1 + data.len() - close;
         let (Some(model), Some(finish_reason), true) =
-            (place(&common.model), place(&finish_reason), kept <= MAX_KEPT)
+            (place(common.model.as_ref()), place(finish_reason), kept <= MAX_KEPT)
         else {
             self.template = None;
             return;
